@@ -17,6 +17,15 @@ export async function transferById(em: EntityManager, transferId: string): Promi
   return transfer;
 }
 
+const TRANSFER_OF_USER = new HotStatement(
+  'transfer-of-user',
+  'select * from transfers where transfer_id = ? and user_id = ?',
+);
+
+/** A user's transfer by its id, or null (another user's is null too): the api reads it on every execute and status read. */
+export const transferOfUser = (em: EntityManager, transferId: string, userId: string): Promise<Transfer | null> =>
+  TRANSFER_OF_USER.entity(em, TransferEntity, [transferId, userId]);
+
 /** The transfer events a status change writes (each with the transfer's subject: id, network, token, amount, decimals). */
 export type TransferChangeEvent =
   'transfer.submitted' | 'transfer.confirmed' | 'transfer.finalized' | 'transfer.failed' | 'transfer.needs_review';

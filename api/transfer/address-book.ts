@@ -9,6 +9,13 @@ import { problems } from '../http/problems';
 import { addressOn } from '../common/addresses';
 import { clock } from '../../platform/clock';
 import { findPage, type KeysetOrder, type Page, type PageRequest } from '../http/pagination';
+import { HotStatement } from '../../db/sql';
+
+/** An address's entry in the user's book (every transfer's checks read it): prepared on PostgreSQL. */
+const ENTRY = new HotStatement(
+  'address-book-entry',
+  'select * from address_book where user_id = ? and network_id = ? and address = ?',
+);
 
 const ADDRESS_BOOK_ORDER: KeysetOrder<'addedAt' | 'networkId' | 'address'> = {
   list: 'address-book',
@@ -75,7 +82,7 @@ export class AddressBook {
   }
 
   async entry(userId: string, networkId: string, address: string): Promise<AddressBookEntry | null> {
-    return this.deps.orm.em.fork().findOne(AddressBookEntryEntity, { userId, networkId, address });
+    return ENTRY.entity(this.deps.orm.em.fork(), AddressBookEntryEntity, [userId, networkId, address]);
   }
 
   /**

@@ -10,6 +10,18 @@ import type { Holdings } from '../common/holdings';
 import type { CustodyKeys } from '../common/custody';
 import { transferKeyGrantOf } from '../../integrations/evm/smart-account';
 import { IN_FLIGHT, unknownToken, type RecordGuard, type TransferIntent, type TransferLedger } from './intent';
+import { HotStatement } from '../../db/sql';
+
+/** The user's deployed account on a network (every transfer's record reads it): prepared on PostgreSQL. */
+const DEPLOYED_ACCOUNT = new HotStatement(
+  'smart-account-deployed',
+  "select * from smart_accounts where user_id = ? and network_id = ? and status = 'deployed'",
+);
+/** What the user's transfers in flight of a token on a network move, each (read under the account's lock). */
+const IN_FLIGHT_AMOUNTS = new HotStatement<{ amount: string }>(
+  'transfers-in-flight-amounts',
+  `select amount from transfers where user_id = ? and network_id = ? and token = ? and status in (${IN_FLIGHT.map((s) => `'${s}'`).join(', ')})`,
+);
 
 /**
  * The EVM side of transfers on one network: its tokens; `record` checks the account, that it authorizes the user's
@@ -36,7 +48,7 @@ export function evmLedger(
   ): Promise<Transfer> => {
     const { userId, recipient: to, amount, decimals, token } = intent;
     const em = orm.em.fork();
-    const account = await em.findOne(SmartAccountEntity, { userId, networkId: network.networkId, status: 'deployed' });
+    const account = await DEPLOYED_ACCOUNT.entity(em, SmartAccountEntity, [userId, network.networkId]);
     if (!account) throw problems.conflict('account-not-deployed', `Deploy your account on ${network.networkId} first`);
     if (getAddress(to) === getAddress(account.address))
       throw problems.unprocessable('invalid-address', 'That is your own account');
@@ -64,9 +76,10 @@ export function evmLedger(
       );
       // In flight first, then the chain: the worker records a landed transfer confirmed without this lock, and one
       // landing between the reads is then counted twice (a refusal to retry), never in neither (an overdraft).
-      const inFlight = (
-        await tx.find(TransferEntity, { userId, networkId: network.networkId, token, status: { $in: IN_FLIGHT } })
-      ).reduce((sum, t) => sum + BigInt(t.amount), 0n);
+      const inFlight = (await IN_FLIGHT_AMOUNTS.rows(tx, [userId, network.networkId, token])).reduce(
+        (sum, t) => sum + BigInt(t.amount),
+        0n,
+      );
       const onChain = await deps.holdings.balanceAt(network.networkId, account.address, token);
       if (inFlight + amount > onChain) {
         throw problems.unprocessable(

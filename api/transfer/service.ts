@@ -3,7 +3,8 @@ import { createHash } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
-import { TransferEntity, type Transfer } from '../../db/entities';
+import type { Transfer } from '../../db/entities';
+import { transferById, transferOfUser } from '../../db/transfer-changes';
 import { coinOf, type NetworkRegistry } from '../../platform/networks';
 import { formatMoney } from '../../platform/money';
 import type { ChainProviders } from '../../integrations/evm/smart-account';
@@ -109,7 +110,7 @@ export class TransferService {
     device?: { signInMethod: string; signedInAt: Date },
   ): Promise<{ final: boolean; transfer: ReturnType<TransferService['view']> }> {
     const { orm, policy } = this.deps;
-    const recorded = await orm.em.fork().findOne(TransferEntity, { transferId, userId });
+    const recorded = await transferOfUser(orm.em.fork(), transferId, userId);
     let record: (() => Promise<unknown>) | undefined;
     let networkId = recorded?.networkId ?? body.network;
     let travelRule = Boolean(recorded?.travelRule);
@@ -174,7 +175,7 @@ export class TransferService {
         outcome.error ?? 'The transfer would fail on chain',
         outcome.refusalDetails,
       );
-    const current = await orm.em.fork().findOneOrFail(TransferEntity, { transferId });
+    const current = await transferById(orm.em.fork(), transferId);
     return { final: outcome !== undefined, transfer: this.view(current) };
   }
 
@@ -288,7 +289,7 @@ export class TransferService {
   }
 
   async get(userId: string, transferId: string) {
-    const transfer = await this.deps.orm.em.fork().findOne(TransferEntity, { transferId, userId });
+    const transfer = await transferOfUser(this.deps.orm.em.fork(), transferId, userId);
     if (!transfer) throw problems.notFound(`Transfer ${transferId}`);
     return this.view(transfer);
   }

@@ -1,11 +1,20 @@
 import { LockMode, type EntityManager } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
-import { SpendingLimitsEntity, TransferEntity, UserEntity } from '../../db/entities';
+import { SpendingLimitsEntity, UserEntity } from '../../db/entities';
 import { formatMoney, wonValue } from '../../platform/money';
 import { koreanDay } from '../../platform/korean-day';
 import type { PriceFeedClient } from '../../integrations/prices/feed';
 import { HttpError, problems } from '../http/problems';
 import type { AddressBook, RecipientStanding } from './address-book';
+import { HotStatement } from '../../db/sql';
+
+/** The user's own limits (every transfer's checks read them): prepared on PostgreSQL. */
+const SPENDING_LIMITS = new HotStatement('spending-limits', 'select * from spending_limits where user_id = ?');
+/** What the day's transfers that did not fail were worth, each (the daily limit's sum; also under the user's lock). */
+const SPENT_BETWEEN = new HotStatement<{ value_krw: string | number | null }>(
+  'transfers-spent-between',
+  "select value_krw from transfers where user_id = ? and status <> 'failed' and created_at >= ? and created_at < ?",
+);
 
 const won = (amount: bigint) => formatMoney(amount, 0, 'KRW');
 
@@ -54,7 +63,7 @@ export class SpendingPolicy {
   }
 
   async limitsOf(userId: string, em: EntityManager = this.deps.orm.em.fork()): Promise<Limits> {
-    const row = await em.findOne(SpendingLimitsEntity, { userId });
+    const row = await SPENDING_LIMITS.entity(em, SpendingLimitsEntity, [userId]);
     if (!row) return this.deps.defaults;
     return {
       perTransferKrw: row.perTransferKrw,
@@ -66,12 +75,8 @@ export class SpendingPolicy {
   /** Won spent today by transfers that did not fail (in flight ones count). */
   async usedToday(userId: string, em: EntityManager = this.deps.orm.em.fork()): Promise<bigint> {
     const day = koreanDay();
-    const transfers = await em.find(
-      TransferEntity,
-      { userId, status: { $ne: 'failed' }, createdAt: { $gte: day.from, $lt: day.to } },
-      { fields: ['valueKrw'] },
-    );
-    return transfers.reduce((sum, t) => sum + (t.valueKrw ?? 0n), 0n);
+    const transfers = await SPENT_BETWEEN.rows(em, [userId, day.from, day.to]);
+    return transfers.reduce((sum, t) => sum + (t.value_krw === null ? 0n : BigInt(t.value_krw)), 0n);
   }
 
   /** The per-transfer rule, before anything else is checked (no PIN attempt is spent on a transfer that cannot pass). */
