@@ -47,8 +47,17 @@ export class HotStatement<Row = Record<string, unknown>> {
     const connection = await client.acquireConnection();
     // Told as knex tells its own statements, so one listener counts both (db/orm.ts onStatement).
     client.emit('query', { sql: this.pgText, method: 'raw', bindings: values });
+    const query = { name: this.pgName, text: this.pgText, values };
     try {
-      return (await connection.query({ name: this.pgName, text: this.pgText, values })).rows as Row[];
+      return (await connection.query(query)).rows as Row[];
+    } catch (error) {
+      // A table altered since this connection prepared the statement (a migration adding a column, with this process
+      // running): PostgreSQL refuses the kept plan for good ("cached plan must not change result type"). Outside a
+      // transaction (which the error has aborted) the statement is prepared again and run once more.
+      if ((error as { code?: string }).code !== STALE_PLAN || transaction) throw error;
+      await connection.query(`deallocate "${this.pgName}"`);
+      delete connection.connection?.parsedStatements[this.pgName];
+      return (await connection.query(query)).rows as Row[];
     } finally {
       await client.releaseConnection(connection);
     }
@@ -84,8 +93,13 @@ const PG_NAME_BYTES = 63;
 
 export const isPostgres = (em: EntityManager): boolean => em.getDriver() instanceof PostgreSqlDriver;
 
+/** PostgreSQL's feature_not_supported, which "cached plan must not change result type" is. */
+const STALE_PLAN = '0A000';
+
 interface PgClient {
-  query(query: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+  query(query: { name: string; text: string; values: unknown[] } | string): Promise<{ rows: unknown[] }>;
+  /** node-postgres's connection: the names it has prepared on it, which it would not prepare again. */
+  connection?: { parsedStatements: Record<string, string> };
 }
 interface KnexClient {
   emit(event: 'query', query: { sql: string; method: string; bindings: unknown[] }): boolean;

@@ -295,6 +295,20 @@ describe.each(testDatabases())('hot statements on $name', (kind) => {
     expect(await screening.screen(otherKey)).toEqual({ listed: false });
   });
 
+  it('keeps answering after a migration adds a column to a table it reads (PostgreSQL’s kept plan refused)', async () => {
+    const table = `hot_${randomBytes(4).toString('hex')}`;
+    const em = orm.em.fork();
+    await em.getConnection().execute(`create table ${table} (id varchar(16) primary key, a integer)`);
+    await em.getConnection().execute(`insert into ${table} (id, a) values ('x', 1)`);
+    const read = new HotStatement(`${table}-read`, `select * from ${table} where id = ?`);
+    // The pool's connections each prepare it (a few reads at once reach more than one).
+    await Promise.all([1, 2, 3].map(() => read.row(orm.em.fork(), ['x'])));
+    await em.getConnection().execute(`alter table ${table} add column b integer`);
+    for (let i = 0; i < 6; i += 1)
+      expect(await read.row(orm.em.fork(), ['x'])).toMatchObject({ id: 'x', a: 1, b: null });
+    await em.getConnection().execute(`drop table ${table}`);
+  });
+
   it('runs inside the entity manager’s transaction: a rollback takes the statement back', async () => {
     const chargeId = `chg_${randomBytes(6).toString('hex')}`;
     const insert = new HotStatement(
