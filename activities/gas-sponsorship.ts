@@ -1,14 +1,14 @@
-import { LockMode } from '@mikro-orm/core';
 import { ApplicationFailure } from '@temporalio/activity';
 import { Interface, type InterfaceAbi } from 'ethers';
 import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
 import type { Orm } from '../db/orm';
-import { HotStatement } from '../db/sql';
-import { GasSponsorshipEntity, UserEntity, gasUsedKrw, type GasSponsorship } from '../db/entities';
+import { HotStatement, USER_LOCK } from '../db/sql';
+import { GasSponsorshipEntity, gasUsedKrw, type GasSponsorship } from '../db/entities';
 import type { EvmNetwork, NetworkRegistry } from '../platform/networks';
 import { coinOf } from '../platform/networks';
 import { formatMoney, wonValue } from '../platform/money';
 import { koreanDay } from '../platform/korean-day';
+import { clock } from '../platform/clock';
 import { ChainFailure, GasFailure } from '../platform/failures';
 import type { PriceFeedClient } from '../integrations/prices/feed';
 import { PaymasterSigner, maxCostOf } from '../integrations/evm/paymaster';
@@ -42,6 +42,20 @@ const RESERVED = new HotStatement(
   'gas-sponsorships-reserved',
   "select * from gas_sponsorships where user_id = ? and status = 'reserved' and created_at >= ?",
 );
+/** A sponsorship by its id (a transfer's: every transfer is sponsored once, and a retry finds it). */
+const SPONSORSHIP = new HotStatement('gas-sponsorship', 'select * from gas_sponsorships where sponsorship_id = ?');
+/** A sponsorship reserved at its most (inside the budget's transaction). */
+const RESERVE = new HotStatement(
+  'gas-sponsorship-reserve',
+  'insert into gas_sponsorships (sponsorship_id, user_id, network_id, user_op_hash, paymaster_and_data, max_cost_wei, ' +
+    "price_krw_centi, status, from_block, valid_until, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, 'reserved', ?, ?, ?, ?)",
+);
+/** What the chain charged for a sponsored operation, recorded once (its receipt's UserOperationEvent). */
+const SETTLE = new HotStatement(
+  'gas-sponsorship-settle',
+  "update gas_sponsorships set status = 'settled', actual_cost_wei = ?, tx_hash = ?, updated_at = ? " +
+    "where user_op_hash = ? and status = 'reserved'",
+);
 
 /**
  * The service pays gas through its paymaster, within a daily budget per user in won. The sponsor key signs an
@@ -57,9 +71,12 @@ export class GasSponsor {
    * sponsored anew, replacing that unused reservation: the old signature covers the old fees and would be refused.
    */
   async sponsor(userId: string, items: SponsorItem[], validUntil: Date): Promise<string[]> {
-    const rows = await this.deps.orm.em
-      .fork()
-      .find(GasSponsorshipEntity, { sponsorshipId: { $in: items.map((i) => i.sponsorshipId) } });
+    const em = this.deps.orm.em.fork();
+    // One item (a transfer's operation) is read by a prepared statement; several (a deployment's networks) by the ORM.
+    const rows =
+      items.length === 1
+        ? await SPONSORSHIP.entities(em, GasSponsorshipEntity, [items[0]!.sponsorshipId])
+        : await em.find(GasSponsorshipEntity, { sponsorshipId: { $in: items.map((i) => i.sponsorshipId) } });
     const known = new Map<string, string>();
     for (const row of rows) {
       const item = items.find((i) => i.sponsorshipId === row.sponsorshipId)!;
@@ -79,15 +96,12 @@ export class GasSponsor {
 
   /** Records what the chain charged for a sponsored operation (its UserOperationEvent). */
   async settle(outcome: UserOperationOutcome): Promise<void> {
-    await this.deps.orm.em.fork().nativeUpdate(
-      GasSponsorshipEntity,
-      { userOpHash: outcome.userOpHash, status: 'reserved' },
-      {
-        status: 'settled',
-        actualCostWei: outcome.actualGasCost.toString(),
-        txHash: outcome.txHash,
-      },
-    );
+    await SETTLE.rows(this.deps.orm.em.fork(), [
+      outcome.actualGasCost.toString(),
+      outcome.txHash,
+      clock.date(),
+      outcome.userOpHash,
+    ]);
   }
 
   private async signWithinBudget(
@@ -109,7 +123,7 @@ export class GasSponsor {
     const budget = BigInt(this.deps.gasBudgetDailyKrw);
     return orm.em.fork().transactional(async (tx) => {
       // One budget check at a time per user, so two operations at once cannot both fit what is left.
-      await tx.findOneOrFail(UserEntity, { id: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      await USER_LOCK.lock(tx, userId);
       // Reservations of operations since rebuilt were never used (see sponsor): they give way to the new ones.
       if (rebuilt.length)
         await tx.nativeDelete(GasSponsorshipEntity, { sponsorshipId: { $in: rebuilt }, status: 'reserved' });
@@ -132,22 +146,26 @@ export class GasSponsor {
           ],
         });
       }
-      return priced.map(({ item, network, price, maxCost, fromBlock }) => {
+      const signed: Array<[string, string]> = [];
+      for (const { item, network, price, maxCost, fromBlock } of priced) {
         const paymasterAndData = paymaster.sign(item.operation, network, Math.floor(validUntil.getTime() / 1000));
-        tx.create(GasSponsorshipEntity, {
-          sponsorshipId: item.sponsorshipId,
+        const now = clock.date();
+        await RESERVE.rows(tx, [
+          item.sponsorshipId,
           userId,
-          networkId: network.networkId,
+          network.networkId,
+          this.hashOf(item, paymasterAndData),
           paymasterAndData,
-          userOpHash: this.hashOf(item, paymasterAndData),
-          maxCostWei: maxCost.toString(),
-          priceKrwCenti: price,
-          status: 'reserved',
+          maxCost.toString(),
+          price,
           fromBlock,
           validUntil,
-        });
-        return [item.sponsorshipId, paymasterAndData] as [string, string];
-      });
+          now,
+          now,
+        ]);
+        signed.push([item.sponsorshipId, paymasterAndData]);
+      }
+      return signed;
     });
   }
 

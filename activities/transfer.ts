@@ -23,9 +23,10 @@ import { transferSignature, userOperationHash } from '../integrations/evm/user-o
 import { submitOnce, type OperationStall, type SignedReplacement } from './submit-once';
 import type { GasSponsor } from './gas-sponsorship';
 import { sentOutcome, type TransferOutcome } from '../workflows/messages';
-import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/core';
 import { appendEvent } from '../db/events';
 import { changeTransfer, transferById } from '../db/transfer-changes';
+import { HotStatement, isUniqueViolation } from '../db/sql';
 import { userIsActive } from './account';
 import { clock } from '../platform/clock';
 
@@ -67,6 +68,22 @@ const TRANSFER_SPONSORSHIP_SECONDS = 24 * 3600;
  */
 export const NONCE_LANES = 16;
 
+/** The account's nonce lanes held by its transfers in flight (each transfer's signing reads them). */
+const LANES_HELD = new HotStatement<{ nonce_lane: number | string }>(
+  'transfer-lanes-held',
+  'select nonce_lane from transfers where network_id = ? and from_address = ? and nonce_lane is not null',
+);
+/** A free lane taken by a transfer that has none yet: a row when it took it (a unique index refuses a held one). */
+const LANE_CLAIM = new HotStatement(
+  'transfer-lane-claim',
+  'update transfers set nonce_lane = ? where transfer_id = ? and nonce_lane is null returning nonce_lane',
+);
+/** An EVM transfer's signed operation recorded, once (a retry that finds one signed records nothing). */
+const SIGNED = new HotStatement(
+  'transfer-signed',
+  'update transfers set user_operation = ?, user_op_hash = ? where transfer_id = ? and user_operation is null and tx_hash is null',
+);
+
 const refused = (message: string) =>
   ApplicationFailure.create({ type: TransferFailure.TransferRefused, message, nonRetryable: true });
 
@@ -88,30 +105,17 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     const em = orm.em.fork();
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const held = new Set(
-        (
-          await em.find(
-            TransferEntity,
-            { networkId: transfer.networkId, fromAddress: transfer.fromAddress, nonceLane: { $ne: null } },
-            { fields: ['nonceLane'], disableIdentityMap: true },
-          )
-        ).map((t) => t.nonceLane),
+        (await LANES_HELD.rows(em, [transfer.networkId, transfer.fromAddress])).map((t) => Number(t.nonce_lane)),
       );
       for (let lane = 1; lane <= NONCE_LANES; lane += 1) {
         if (held.has(lane)) continue;
         try {
-          if (
-            (await em.nativeUpdate(
-              TransferEntity,
-              { transferId: transfer.transferId, nonceLane: null },
-              { nonceLane: lane },
-            )) === 1
-          )
-            return BigInt(lane);
+          if ((await LANE_CLAIM.rows(em, [lane, transfer.transferId])).length === 1) return BigInt(lane);
           // Claimed by an earlier attempt of this very activity meanwhile: use that one.
-          const again = await em.findOneOrFail(TransferEntity, { transferId: transfer.transferId });
+          const again = await transferById(em, transfer.transferId);
           if (again.nonceLane !== null && again.nonceLane !== undefined) return BigInt(again.nonceLane);
         } catch (error) {
-          if (!(error instanceof UniqueConstraintViolationException)) throw error;
+          if (!isUniqueViolation(error)) throw error;
           held.add(lane); // another transfer of this account took it first
         }
       }
@@ -159,7 +163,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     );
     const priced = { ...built, paymasterAndData: paymasterAndData! };
     const userOpHash = userOperationHash(priced, network.chainId, network.entryPoint);
-    const operation = { ...priced, signature: transferSignature(signer.signingKey.sign(userOpHash).serialized) };
+    const operation = { ...priced, signature: transferSignature(signer.sign(userOpHash).serialized) };
     await em.transactional(async (tx) => {
       const moved = await tx.nativeUpdate(
         TransferEntity,
@@ -250,7 +254,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     return {
       userOperation: serializeOperation({
         ...operation,
-        signature: transferSignature(signer.signingKey.sign(userOpHash).serialized),
+        signature: transferSignature(signer.sign(userOpHash).serialized),
       }),
       userOpHash,
     };
@@ -477,8 +481,13 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       if (transfer.userOperation || transfer.solanaTransaction?.wire) return;
       // The service's key signs nothing for an account closed (or suspended) since the transfer was asked for.
       if (!(await userIsActive(orm, transfer.userId))) throw refused('the account is no longer active');
-      const signed = networks.solana(transfer.networkId) ? await signSolana(transfer) : await signEvm(transfer);
-      await em.nativeUpdate(TransferEntity, { transferId, userOperation: null, txHash: null }, signed);
+      if (networks.solana(transfer.networkId)) {
+        const signed = await signSolana(transfer);
+        await em.nativeUpdate(TransferEntity, { transferId, userOperation: null, txHash: null }, signed);
+      } else {
+        const { userOperation, userOpHash } = await signEvm(transfer);
+        await SIGNED.rows(em, [userOperation, userOpHash, transferId]);
+      }
     },
 
     /**

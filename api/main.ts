@@ -16,7 +16,7 @@ const IDEMPOTENCY_SWEEP_MS = 10 * 60 * 1000;
 async function main(): Promise<void> {
   const config = loadConfig(process.env, API_CONFIG_KEYS);
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'api' });
-  const orm = await createOrm(config.DATABASE_URL, { requireCurrentSchema: true });
+  const orm = await createOrm(config.DATABASE_URL, { requireCurrentSchema: true, applicationName: 'wallet-api' });
   // The test clock (embedded stack and tests only): this process keeps to the shared offset.
   const testClock = config.TEST_CLOCK_ENABLED ? await followTestClock(orm) : undefined;
   const deps = await composeApi(config, orm, logger);

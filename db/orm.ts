@@ -18,7 +18,10 @@ export function dialectOf(databaseUrl: string): Dialect {
  * migrator and the dialect's migrations only with `migrator: true` (what migrates: `db:migrate`, the embedded
  * launcher, tests); the api and the worker check the schema without them (see createOrm).
  */
-export async function ormOptions(databaseUrl: string, { migrator = false } = {}): Promise<Options> {
+export async function ormOptions(
+  databaseUrl: string,
+  { migrator = false, applicationName }: { migrator?: boolean; applicationName?: string } = {},
+): Promise<Options> {
   const dialect = dialectOf(databaseUrl);
   const common: Options = {
     entities: ALL_ENTITIES,
@@ -46,20 +49,31 @@ export async function ormOptions(databaseUrl: string, { migrator = false } = {})
     return { ...common, driver: BetterSqliteDriver, dbName: file, pool: { min: 1, max: 1 } } as Options;
   }
   const { PostgreSqlDriver } = await import('@mikro-orm/postgresql');
-  return { ...common, driver: PostgreSqlDriver, clientUrl: databaseUrl, pool: { min: 0, max: 10 } } as Options;
+  return {
+    ...common,
+    driver: PostgreSqlDriver,
+    clientUrl: databaseUrl,
+    pool: { min: 0, max: 10 },
+    // Who each connection is, in pg_stat_activity and the server's log (`%a`): the api, the worker, a tool.
+    ...(applicationName ? { driverOptions: { connection: { application_name: applicationName } } } : {}),
+  } as Options;
 }
 
 /**
  * Opens the database. `migrate: true` applies pending migrations (tests, the embedded launcher, `db:migrate`);
  * `migrator: true` loads the migrator without running it; `requireCurrentSchema: true` refuses to start a process
  * against a schema that is behind the code (the applied migrations read from MikroORM's table, compared by name).
+ * `applicationName` names the connections on PostgreSQL (`wallet-api`, `wallet-worker`).
  */
 export async function createOrm(
   databaseUrl: string,
-  options: { migrate?: boolean; migrator?: boolean; requireCurrentSchema?: boolean } = {},
+  options: { migrate?: boolean; migrator?: boolean; requireCurrentSchema?: boolean; applicationName?: string } = {},
 ): Promise<Orm> {
   const orm = await MikroORM.init(
-    await ormOptions(databaseUrl, { migrator: Boolean(options.migrate || options.migrator) }),
+    await ormOptions(databaseUrl, {
+      migrator: Boolean(options.migrate || options.migrator),
+      applicationName: options.applicationName,
+    }),
   );
   if (dialectOf(databaseUrl) === 'sqlite') {
     // WAL lets the API and the worker (separate processes) share the embedded file safely.

@@ -1,6 +1,10 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from './orm';
 import { PriceReferenceEntity } from './entities';
+import { HotStatement } from './sql';
+
+/** The reference of an asset (every transfer's valuation and sponsorship read it): prepared on PostgreSQL. */
+const REFERENCE = new HotStatement('price-reference', 'select * from price_references where asset = ?');
 
 /** A price reference as integrations/prices.ts holds prices to it: won ×100, and when it was set (ms, real time). */
 interface Anchor {
@@ -15,7 +19,7 @@ interface Anchor {
  */
 export const storedPriceReferences = (orm: Orm) => {
   const get = async (asset: string): Promise<Anchor | undefined> => {
-    const row = await orm.em.fork().findOne(PriceReferenceEntity, { asset });
+    const row = await REFERENCE.entity(orm.em.fork(), PriceReferenceEntity, [asset]);
     return row ? { centi: row.centi, setAtMs: row.setAt.getTime() } : undefined;
   };
   return {

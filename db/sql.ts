@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { AbstractSqlConnection } from '@mikro-orm/knex';
-import type { EntityDictionary, EntityManager, EntityName } from '@mikro-orm/core';
+import { NotFoundError, type EntityDictionary, type EntityManager, type EntityName } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+
+/** PostgreSQL's longest name (NAMEDATALEN - 1). */
+const PG_NAME_BYTES = 63;
 
 /**
  * A hot statement written as SQL, run on the ORM's own pool without its query builder, unit of work or identity map:
@@ -10,7 +13,8 @@ import { PostgreSqlDriver } from '@mikro-orm/postgresql';
  * connection; SQLite (the embedded mode, in process) runs it as it is. Everything else keeps the ORM.
  *
  * The SQL uses `?` placeholders for both dialects. Values: a Date is given as each dialect's ORM stores it (SQLite:
- * milliseconds), a plain object or array as JSON text, the rest as they are.
+ * milliseconds), a plain object or array as JSON text, the rest as they are. Where the dialects differ (a row lock,
+ * a list of values as one parameter) SQLite's text is given apart.
  */
 export class HotStatement<Row = Record<string, unknown>> {
   private readonly pgText: string;
@@ -24,6 +28,8 @@ export class HotStatement<Row = Record<string, unknown>> {
   constructor(
     readonly name: string,
     readonly sql: string,
+    /** SQLite's text, where it differs (SQLite has no `for update`: a write transaction there is the database's). */
+    readonly sqliteSql: string = sql,
   ) {
     let n = 0;
     this.pgText = sql.replace(/\?/g, () => `$${++n}`);
@@ -39,7 +45,7 @@ export class HotStatement<Row = Record<string, unknown>> {
     if (!isPostgres(em)) {
       return (await em
         .getConnection()
-        .execute(this.sql, params.map(sqliteValue), 'all', transaction)) as unknown as Row[];
+        .execute(this.sqliteSql, params.map(sqliteValue), 'all', transaction)) as unknown as Row[];
     }
     const values = params.map(pgValue);
     // Inside a transaction, knex's transaction client answers its own connection (and releasing it does nothing).
@@ -88,8 +94,49 @@ export class HotStatement<Row = Record<string, unknown>> {
   }
 }
 
-/** PostgreSQL's longest name (NAMEDATALEN - 1). */
-const PG_NAME_BYTES = 63;
+/**
+ * A row locked for the rest of the transaction, as the ORM's `findOneOrFail(…, { lockMode: PESSIMISTIC_WRITE })`
+ * locks it (NotFoundError when there is none), with a prepared statement: `select … for update` on PostgreSQL; on
+ * SQLite, where a write transaction holds the whole database, the row is only read (as the ORM does there).
+ */
+export class RowLock {
+  private readonly statement: HotStatement;
+
+  constructor(
+    name: string,
+    private readonly entity: string,
+    table: string,
+    private readonly keys: readonly string[],
+  ) {
+    const where = keys.map((key) => `${key} = ?`).join(' and ');
+    this.statement = new HotStatement(
+      name,
+      `select 1 as locked from ${table} where ${where} for update`,
+      `select 1 as locked from ${table} where ${where}`,
+    );
+  }
+
+  /** Locks the row of these key values (in the order of the keys given). */
+  async lock(tx: EntityManager, ...values: unknown[]): Promise<void> {
+    if (!tx.isInTransaction())
+      throw new Error(`${this.statement.name}: a row lock outside a transaction holds nothing`);
+    if (!(await this.statement.row(tx, values)))
+      throw NotFoundError.findOneFailed(this.entity, Object.fromEntries(this.keys.map((key, i) => [key, values[i]])));
+  }
+}
+
+/** The user's row, locked: what orders a user's limits and budgets (the day's transfers, sponsored gas). */
+export const USER_LOCK = new RowLock('user-lock', 'User', 'users', ['id']);
+
+/**
+ * A unique constraint refused the statement: what the ORM tells as UniqueConstraintViolationException, told of a
+ * hot statement's error (PostgreSQL's 23505, SQLite's SQLITE_CONSTRAINT_UNIQUE or _PRIMARYKEY).
+ */
+export const isUniqueViolation = (error: unknown): boolean => {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+};
+
 
 export const isPostgres = (em: EntityManager): boolean => em.getDriver() instanceof PostgreSqlDriver;
 

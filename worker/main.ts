@@ -53,7 +53,7 @@ async function main(): Promise<void> {
       sdkLog[method](meta ?? {}, message);
     }),
   });
-  const orm = await createOrm(config.DATABASE_URL, { requireCurrentSchema: true });
+  const orm = await createOrm(config.DATABASE_URL, { requireCurrentSchema: true, applicationName: 'wallet-worker' });
   // The test clock (embedded stack and tests only): this process keeps to the shared offset.
   if (config.TEST_CLOCK_ENABLED) await followTestClock(orm);
   const settings = {

@@ -1,7 +1,22 @@
 import type { Orm } from '../../db/orm';
-import { AddressBookEntryEntity, TransferEntity } from '../../db/entities';
+import { AddressBookEntryEntity } from '../../db/entities';
 import { formatMoney } from '../../platform/money';
+import { HotStatement } from '../../db/sql';
 import type { CheckFindings, TransferCheck, TransferIntent } from '../transfer/intent';
+
+/** The user's transfers of the last 24 hours that did not fail (every transfer's execute reads them). */
+const RECENT = new HotStatement<{ network_id: string; to_address: string; value_krw: string | number | null }>(
+  'monitoring-recent',
+  "select network_id, to_address, value_krw from transfers where user_id = ? and status <> 'failed' and created_at >= ?",
+);
+/** Which of these addresses (a JSON array) the user paid before a time: a list as one parameter, in each dialect. */
+const PAID_BEFORE = new HotStatement<{ network_id: string; to_address: string }>(
+  'monitoring-paid-before',
+  'select network_id, to_address from transfers where user_id = ? ' +
+    'and to_address in (select jsonb_array_elements_text(?::jsonb)) and created_at < ?',
+  'select network_id, to_address from transfers where user_id = ? ' +
+    'and to_address in (select value from json_each(?)) and created_at < ?',
+);
 
 const won = (amount: bigint) => formatMoney(amount, 0, 'KRW');
 const DAY_MS = 24 * 3600_000;
@@ -38,11 +53,11 @@ export class Monitoring {
     const em = this.deps.orm.em.fork();
     const networkId = intent.network.networkId;
     const large = intent.valueKrw >= rules.largeKrw;
-    const recent = await em.find(
-      TransferEntity,
-      { userId: intent.userId, status: { $ne: 'failed' }, createdAt: { $gte: new Date(now - DAY_MS) } },
-      { fields: ['networkId', 'toAddress', 'valueKrw'] },
-    );
+    const recent = (await RECENT.rows(em, [intent.userId, new Date(now - DAY_MS)])).map((t) => ({
+      networkId: t.network_id,
+      toAddress: t.to_address,
+      valueKrw: t.value_krw === null ? null : BigInt(t.value_krw),
+    }));
 
     if (intent.valueKrw < rules.structuringKrw) {
       const same = recent.filter((t) => t.networkId === networkId && t.toAddress === intent.recipient);
@@ -65,13 +80,9 @@ export class Monitoring {
     recipients.add(key({ networkId, toAddress: intent.recipient }));
     const addresses = [...new Set([...recent.map((t) => t.toAddress), intent.recipient])];
     const paidBefore = new Set(
-      (
-        await em.find(
-          TransferEntity,
-          { userId: intent.userId, toAddress: { $in: addresses }, createdAt: { $lt: dayAgo } },
-          { fields: ['networkId', 'toAddress'] },
-        )
-      ).map(key),
+      (await PAID_BEFORE.rows(em, [intent.userId, addresses, dayAgo]))
+        .map((t) => ({ networkId: t.network_id, toAddress: t.to_address }))
+        .map(key),
     );
     if (!paidBefore.has(key({ networkId, toAddress: intent.recipient }))) {
       for (const paid of paidBefore) recipients.delete(paid);

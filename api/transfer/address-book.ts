@@ -17,6 +17,13 @@ const ENTRY = new HotStatement(
   'select * from address_book where user_id = ? and network_id = ? and address = ?',
 );
 
+/** A recipient approved by a transfer (inside the transaction that records it): added, or its approval renewed. */
+const TRUST = new HotStatement(
+  'address-book-trust',
+  'insert into address_book (user_id, network_id, address, approved_by, added_at, usable_from) values (?, ?, ?, ?, ?, ?) ' +
+    'on conflict (user_id, network_id, address) do update set approved_by = excluded.approved_by, usable_from = excluded.usable_from',
+);
+
 const ADDRESS_BOOK_ORDER: KeysetOrder<'addedAt' | 'networkId' | 'address'> = {
   list: 'address-book',
   fields: ['addedAt', 'networkId', 'address'],
@@ -156,7 +163,7 @@ export class AddressBook {
     address: string,
     em: EntityManager = this.deps.orm.em.fork(),
   ): Promise<RecipientStanding> {
-    const entry = await em.findOne(AddressBookEntryEntity, { userId, networkId, address });
+    const entry = await ENTRY.entity(em, AddressBookEntryEntity, [userId, networkId, address]);
     if (!entry) return { state: 'unknown' };
     return entry.usableFrom.getTime() <= clock.now()
       ? { state: 'trusted' }
@@ -211,14 +218,7 @@ export class AddressBook {
     approvedBy: 'passkey' | 'cooling-off',
   ): Promise<void> {
     const now = clock.date();
-    await tx.upsert(
-      AddressBookEntryEntity,
-      { userId, networkId, address, approvedBy, addedAt: now, usableFrom: now },
-      {
-        onConflictFields: ['userId', 'networkId', 'address'],
-        onConflictMergeFields: ['approvedBy', 'usableFrom'],
-      },
-    );
+    await TRUST.rows(tx, [userId, networkId, address, approvedBy, now, now]);
   }
 
   get coolingOffSeconds(): number {

@@ -1,5 +1,4 @@
 import { getAddress } from 'ethers';
-import { LockMode } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
 import { SmartAccountEntity, TransferEntity, type Transfer } from '../../db/entities';
 import type { EvmNetwork } from '../../platform/networks';
@@ -10,7 +9,7 @@ import type { Holdings } from '../common/holdings';
 import type { CustodyKeys } from '../common/custody';
 import { transferKeyGrantOf } from '../../integrations/evm/smart-account';
 import { IN_FLIGHT, unknownToken, type RecordGuard, type TransferIntent, type TransferLedger } from './intent';
-import { HotStatement } from '../../db/sql';
+import { HotStatement, RowLock } from '../../db/sql';
 
 /** The user's deployed account on a network (every transfer's record reads it): prepared on PostgreSQL. */
 const DEPLOYED_ACCOUNT = new HotStatement(
@@ -22,6 +21,9 @@ const IN_FLIGHT_AMOUNTS = new HotStatement<{ amount: string }>(
   'transfers-in-flight-amounts',
   `select amount from transfers where user_id = ? and network_id = ? and token = ? and status in (${IN_FLIGHT.map((s) => `'${s}'`).join(', ')})`,
 );
+
+/** The user's account on a network, locked while a transfer's balance is checked and its intent recorded. */
+const ACCOUNT_LOCK = new RowLock('smart-account-lock', 'SmartAccount', 'smart_accounts', ['user_id', 'network_id']);
 
 /**
  * The EVM side of transfers on one network: its tokens; `record` checks the account, that it authorizes the user's
@@ -69,11 +71,7 @@ export function evmLedger(
     // so concurrent transfers can never spend the same funds twice.
     return orm.em.fork().transactional(async (tx) => {
       await policy.guard(tx);
-      await tx.findOneOrFail(
-        SmartAccountEntity,
-        { userId, networkId: network.networkId },
-        { lockMode: LockMode.PESSIMISTIC_WRITE },
-      );
+      await ACCOUNT_LOCK.lock(tx, userId, network.networkId);
       // In flight first, then the chain: the worker records a landed transfer confirmed without this lock, and one
       // landing between the reads is then counted twice (a refusal to retry), never in neither (an overdraft).
       const inFlight = (await IN_FLIGHT_AMOUNTS.rows(tx, [userId, network.networkId, token])).reduce(

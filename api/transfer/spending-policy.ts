@@ -1,12 +1,12 @@
-import { LockMode, type EntityManager } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
-import { SpendingLimitsEntity, UserEntity } from '../../db/entities';
+import { SpendingLimitsEntity } from '../../db/entities';
 import { formatMoney, wonValue } from '../../platform/money';
 import { koreanDay } from '../../platform/korean-day';
 import type { PriceFeedClient } from '../../integrations/prices/feed';
 import { HttpError, problems } from '../http/problems';
 import type { AddressBook, RecipientStanding } from './address-book';
-import { HotStatement } from '../../db/sql';
+import { HotStatement, USER_LOCK } from '../../db/sql';
 
 /** The user's own limits (every transfer's checks read them): prepared on PostgreSQL. */
 const SPENDING_LIMITS = new HotStatement('spending-limits', 'select * from spending_limits where user_id = ?');
@@ -95,7 +95,7 @@ export class SpendingPolicy {
    * with its price); the day's sum is read under the lock, as the transfers it counts are what the lock orders.
    */
   async assertDaily(tx: EntityManager, userId: string, valueKrw: bigint, { dailyKrw }: Limits): Promise<void> {
-    await tx.findOneOrFail(UserEntity, { id: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    await USER_LOCK.lock(tx, userId);
     const used = await this.usedToday(userId, tx);
     if (used + valueKrw > dailyKrw) {
       const left = dailyKrw > used ? dailyKrw - used : 0n;

@@ -1,10 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { Wallet } from 'ethers';
+import { SigningKey, Wallet } from 'ethers';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
 import { RetiredTransferKeyEntity, SolanaWalletEntity, TransferKeyEntity } from '../../db/entities';
 import type { EnvelopeEncryption } from '../../platform/envelope';
 import { clock } from '../../platform/clock';
+import { HotStatement } from '../../db/sql';
+
+/** The user's current transfer key (every transfer's signing reads it). */
+const CURRENT_KEY = new HotStatement<{ address: string; key_sealed: string }>(
+  'transfer-key-current',
+  'select address, key_sealed from transfer_keys where user_id = ?',
+);
 
 /**
  * One secp256k1 key per user that their smart accounts authorize for transfers (WalletAccount.setTransferSigner,
@@ -68,14 +75,16 @@ export class TransferKeys {
   }
 
   /** The user's key with this address (the one an account authorizes): the current one or a retired one. */
-  async signerFor(userId: string, address?: string): Promise<Wallet | undefined> {
+  async signerFor(userId: string, address?: string): Promise<SigningKey | undefined> {
     const em = this.orm.em.fork();
-    const current = await em.findOne(TransferKeyEntity, { userId });
+    const current = await CURRENT_KEY.row(em, [userId]);
     const row =
       !address || current?.address === address
-        ? current
+        ? current && { keySealed: current.key_sealed }
         : await em.findOne(RetiredTransferKeyEntity, { userId, address });
-    return row ? new Wallet(this.envelope.open(row.keySealed, `transfer-key:${userId}`)) : undefined;
+    // A signing key, not a wallet: the address is the row's, so nothing derives the public key (a curve
+    // multiplication) per transfer.
+    return row ? new SigningKey(this.envelope.open(row.keySealed, `transfer-key:${userId}`)) : undefined;
   }
 }
 

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { onStatement, type Orm } from '../../db/orm';
+import { createOrm, onStatement, type Orm } from '../../db/orm';
 import { ChargeEntity, EventEntity, IdempotencyRecordEntity } from '../../db/entities';
 import { appendEvent, insertWithEvent } from '../../db/events';
-import { HotStatement } from '../../db/sql';
+import { HotStatement, RowLock, USER_LOCK, isUniqueViolation } from '../../db/sql';
 import { changeTransfer, transferById } from '../../db/transfer-changes';
 import { NotFoundError, wrap } from '@mikro-orm/core';
 import { IdempotencyStore } from '../../api/http/idempotency';
@@ -331,6 +331,81 @@ describe.each(testDatabases())('hot statements on $name', (kind) => {
       'select last_sequence from event_streams where resource_id = ?',
     ).rows(orm.em, [chargeId]);
     expect(left).toEqual([]);
+  });
+
+  it('locks a row until the transaction ends, as the ORM’s pessimistic lock does; a missing row is NotFoundError', async () => {
+    await expect(orm.em.fork().transactional((tx) => USER_LOCK.lock(tx, 'usr_nobody'))).rejects.toThrow(NotFoundError);
+    const accountLock = new RowLock('test-account-lock', 'SmartAccount', 'smart_accounts', ['user_id', 'network_id']);
+    await expect(orm.em.fork().transactional((tx) => accountLock.lock(tx, 'usr_nobody', 'ETHEREUM'))).rejects.toThrow(
+      "SmartAccount not found ({ user_id: 'usr_nobody', network_id: 'ETHEREUM' })",
+    );
+    // A row of a small table of its own kind stands for the user's.
+    const asset = `L${randomBytes(4).toString('hex')}`;
+    await new HotStatement(
+      'test-price-insert',
+      'insert into price_references (asset, centi, set_at) values (?, ?, ?)',
+    ).rows(orm.em, [asset, 100n, new Date()]);
+    const priceLock = new RowLock('test-price-lock', 'PriceReference', 'price_references', ['asset']);
+    await expect(priceLock.lock(orm.em.fork(), asset)).rejects.toThrow(/outside a transaction/);
+    if (kind.name !== 'postgresql') {
+      // SQLite: one write transaction at a time holds the database; the lock is the read that finds the row.
+      await orm.em.fork().transactional((tx) => priceLock.lock(tx, asset));
+      return;
+    }
+    // PostgreSQL: a second transaction's lock waits for the first's commit.
+    const order: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const first = orm.em.fork().transactional(async (tx) => {
+      await priceLock.lock(tx, asset);
+      locked();
+      await held;
+      order.push('first commits');
+    });
+    await new Promise<void>((resolve) => (locked = resolve));
+    const second = orm.em.fork().transactional(async (tx) => {
+      await priceLock.lock(tx, asset);
+      order.push('second locked');
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(order).toEqual([]);
+    release();
+    await Promise.all([first, second]);
+    expect(order).toEqual(['first commits', 'second locked']);
+  });
+
+  it('names its connections on PostgreSQL (pg_stat_activity, the server log’s %a), its statements included', async () => {
+    if (kind.name !== 'postgresql') return; // SQLite has no connections to name
+    const named = await createOrm(migrated.url(), { applicationName: 'wallet-test-named' });
+    try {
+      const name = new HotStatement<{ application_name: string }>(
+        'test-application-name',
+        'select application_name from pg_stat_activity where pid = pg_backend_pid()',
+      );
+      expect(await name.row(named.em.fork(), [])).toEqual({ application_name: 'wallet-test-named' });
+      expect(
+        await named.em.fork().getConnection().execute("select current_setting('application_name') as name"),
+      ).toEqual([{ name: 'wallet-test-named' }]);
+    } finally {
+      await named.close();
+    }
+  });
+
+  it('tells a unique constraint’s refusal of a hot statement apart from other errors', async () => {
+    const insert = new HotStatement(
+      'test-price-insert',
+      'insert into price_references (asset, centi, set_at) values (?, ?, ?)',
+    );
+    const asset = `T${randomBytes(4).toString('hex')}`.slice(0, 16);
+    await insert.rows(orm.em, [asset, 100n, new Date()]);
+    const refused = await insert.rows(orm.em, [asset, 200n, new Date()]).catch((error: unknown) => error);
+    expect(isUniqueViolation(refused)).toBe(true);
+    const other = await new HotStatement('test-no-table', 'select * from no_such_table')
+      .rows(orm.em, [])
+      .catch((error: unknown) => error);
+    expect(other).toBeInstanceOf(Error);
+    expect(isUniqueViolation(other)).toBe(false);
   });
 
   it('keeps two statements apart whose names are alike past PostgreSQL’s 63 bytes, on one connection', async () => {
