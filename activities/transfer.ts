@@ -68,15 +68,18 @@ const TRANSFER_SPONSORSHIP_SECONDS = 24 * 3600;
  */
 export const NONCE_LANES = 16;
 
-/** The account's nonce lanes held by its transfers in flight (each transfer's signing reads them). */
-const LANES_HELD = new HotStatement<{ nonce_lane: number | string }>(
-  'transfer-lanes-held',
-  'select nonce_lane from transfers where network_id = ? and from_address = ? and nonce_lane is not null',
-);
-/** A free lane taken by a transfer that has none yet: a row when it took it (a unique index refuses a held one). */
-const LANE_CLAIM = new HotStatement(
+/**
+ * The lowest free nonce lane of the account, taken by a transfer that has none yet, in one statement (both dialects):
+ * its row answers the lane (null when every lane is busy); no row when the transfer holds one already. Two transfers
+ * of one account taking the same lane at once: the unique index refuses the second, which looks again.
+ */
+const LANE_CLAIM = new HotStatement<{ nonce_lane: number | string | null }>(
   'transfer-lane-claim',
-  'update transfers set nonce_lane = ? where transfer_id = ? and nonce_lane is null returning nonce_lane',
+  'update transfers set nonce_lane = (' +
+    'with recursive lanes(lane) as (select 1 union all select lane + 1 from lanes where lane < ?) ' +
+    'select min(lane) from lanes where lane not in (' +
+    'select nonce_lane from transfers where network_id = ? and from_address = ? and nonce_lane is not null)) ' +
+    'where transfer_id = ? and nonce_lane is null returning nonce_lane',
 );
 /** An EVM transfer's signed operation recorded, once (a retry that finds one signed records nothing). */
 const SIGNED = new HotStatement(
@@ -103,22 +106,26 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
   const claimNonceLane = async (transfer: Transfer): Promise<bigint | null> => {
     if (transfer.nonceLane !== null && transfer.nonceLane !== undefined) return BigInt(transfer.nonceLane);
     const em = orm.em.fork();
-    for (let attempt = 0; attempt < 3; attempt += 1) {
-      const held = new Set(
-        (await LANES_HELD.rows(em, [transfer.networkId, transfer.fromAddress])).map((t) => Number(t.nonce_lane)),
-      );
-      for (let lane = 1; lane <= NONCE_LANES; lane += 1) {
-        if (held.has(lane)) continue;
-        try {
-          if ((await LANE_CLAIM.rows(em, [lane, transfer.transferId])).length === 1) return BigInt(lane);
-          // Claimed by an earlier attempt of this very activity meanwhile: use that one.
-          const again = await transferById(em, transfer.transferId);
-          if (again.nonceLane !== null && again.nonceLane !== undefined) return BigInt(again.nonceLane);
-        } catch (error) {
-          if (!isUniqueViolation(error)) throw error;
-          held.add(lane); // another transfer of this account took it first
-        }
+    for (let attempt = 0; attempt < NONCE_LANES; attempt += 1) {
+      let claimed: Array<{ nonce_lane: number | string | null }>;
+      try {
+        claimed = await LANE_CLAIM.rows(em, [
+          NONCE_LANES,
+          transfer.networkId,
+          transfer.fromAddress,
+          transfer.transferId,
+        ]);
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        continue; // another transfer of this account took that lane first: look again
       }
+      // No row: an earlier attempt of this very activity claimed one meanwhile; use that one.
+      if (!claimed.length) {
+        const again = await transferById(em, transfer.transferId);
+        return again.nonceLane === null || again.nonceLane === undefined ? null : BigInt(again.nonceLane);
+      }
+      const lane = claimed[0]!.nonce_lane;
+      return lane === null ? null : BigInt(lane); // null: every lane is busy
     }
     return null;
   };

@@ -137,7 +137,6 @@ export const isUniqueViolation = (error: unknown): boolean => {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 };
 
-
 export const isPostgres = (em: EntityManager): boolean => em.getDriver() instanceof PostgreSqlDriver;
 
 /** PostgreSQL's feature_not_supported, which "cached plan must not change result type" is. */

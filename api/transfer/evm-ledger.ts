@@ -1,6 +1,7 @@
 import { getAddress } from 'ethers';
 import type { Orm } from '../../db/orm';
-import { SmartAccountEntity, TransferEntity, type Transfer } from '../../db/entities';
+import type { Transfer } from '../../db/entities';
+import { clock } from '../../platform/clock';
 import type { EvmNetwork } from '../../platform/networks';
 import { formatMoney } from '../../platform/money';
 import type { ChainProviders } from '../../integrations/evm/smart-account';
@@ -11,17 +12,18 @@ import { transferKeyGrantOf } from '../../integrations/evm/smart-account';
 import { IN_FLIGHT, unknownToken, type RecordGuard, type TransferIntent, type TransferLedger } from './intent';
 import { HotStatement, RowLock } from '../../db/sql';
 
-/** The user's deployed account on a network (every transfer's record reads it): prepared on PostgreSQL. */
-const DEPLOYED_ACCOUNT = new HotStatement(
-  'smart-account-deployed',
-  "select * from smart_accounts where user_id = ? and network_id = ? and status = 'deployed'",
-);
 /** What the user's transfers in flight of a token on a network move, each (read under the account's lock). */
 const IN_FLIGHT_AMOUNTS = new HotStatement<{ amount: string }>(
   'transfers-in-flight-amounts',
   `select amount from transfers where user_id = ? and network_id = ? and token = ? and status in (${IN_FLIGHT.map((s) => `'${s}'`).join(', ')})`,
 );
 
+/** The transfer's intent, recorded (inside the transaction that checked its limits and balance). */
+const RECORD = new HotStatement(
+  'transfer-record',
+  'insert into transfers (transfer_id, user_id, network_id, token, decimals, from_address, to_address, amount, status, ' +
+    'value_krw, travel_rule, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+);
 /** The user's account on a network, locked while a transfer's balance is checked and its intent recorded. */
 const ACCOUNT_LOCK = new RowLock('smart-account-lock', 'SmartAccount', 'smart_accounts', ['user_id', 'network_id']);
 
@@ -47,11 +49,13 @@ export function evmLedger(
     transferId: string,
     policy: RecordGuard,
     extra: Partial<Pick<Transfer, 'travelRule' | 'status'>> = {},
-  ): Promise<Transfer> => {
+  ): Promise<void> => {
     const { userId, recipient: to, amount, decimals, token } = intent;
-    const em = orm.em.fork();
-    const account = await DEPLOYED_ACCOUNT.entity(em, SmartAccountEntity, [userId, network.networkId]);
-    if (!account) throw problems.conflict('account-not-deployed', `Deploy your account on ${network.networkId} first`);
+    // The process's cached holder (told of every change of the user's accounts; an account only ever goes from
+    // counterfactual to deployed), its row locked below before anything is recorded.
+    const account = await deps.holdings.holderOf(userId, network.networkId);
+    if (!account?.deployed)
+      throw problems.conflict('account-not-deployed', `Deploy your account on ${network.networkId} first`);
     if (getAddress(to) === getAddress(account.address))
       throw problems.unprocessable('invalid-address', 'That is your own account');
     const grant = await transferKeyGrantOf(providers.for(network), account.address, []);
@@ -85,19 +89,22 @@ export function evmLedger(
           `Available ${formatMoney(onChain - inFlight > 0n ? onChain - inFlight : 0n, decimals, token)}; asked ${formatMoney(amount, decimals, token)}`,
         );
       }
-      return tx.create(TransferEntity, {
+      const now = clock.date();
+      await RECORD.rows(tx, [
         transferId,
         userId,
-        networkId: network.networkId,
+        network.networkId,
         token,
         decimals,
-        fromAddress: account.address,
-        toAddress: to,
-        amount: amount.toString(),
-        valueKrw: intent.valueKrw,
-        status: 'processing',
-        ...extra,
-      });
+        account.address,
+        to,
+        amount.toString(),
+        extra.status ?? 'processing',
+        intent.valueKrw,
+        extra.travelRule ?? null,
+        now,
+        now,
+      ]);
     });
   };
   return { decimalsOf, record };

@@ -81,7 +81,7 @@ export interface TransferLedger {
     transferId: string,
     guard: RecordGuard,
     extra?: Partial<Pick<Transfer, 'travelRule' | 'status'>>,
-  ): Promise<Transfer>;
+  ): Promise<unknown>;
 }
 
 export const unknownToken = (symbol: string, networkId: string, known: string[]) =>

@@ -400,6 +400,10 @@ describe.each(testDatabases())('hot statements on $name', (kind) => {
     const asset = `T${randomBytes(4).toString('hex')}`.slice(0, 16);
     await insert.rows(orm.em, [asset, 100n, new Date()]);
     const refused = await insert.rows(orm.em, [asset, 200n, new Date()]).catch((error: unknown) => error);
+    expect({ refused: String(refused), code: (refused as { code?: unknown }).code }).toEqual({
+      refused: expect.stringMatching(/unique|UNIQUE/),
+      code: expect.anything(),
+    });
     expect(isUniqueViolation(refused)).toBe(true);
     const other = await new HotStatement('test-no-table', 'select * from no_such_table')
       .rows(orm.em, [])
