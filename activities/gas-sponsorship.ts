@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import { ApplicationFailure } from '@temporalio/activity';
 import { Interface, type InterfaceAbi } from 'ethers';
 import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
@@ -42,8 +43,14 @@ const RESERVED = new HotStatement(
   'gas-sponsorships-reserved',
   "select * from gas_sponsorships where user_id = ? and status = 'reserved' and created_at >= ?",
 );
-/** A sponsorship by its id (a transfer's: every transfer is sponsored once, and a retry finds it). */
-const SPONSORSHIP = new HotStatement('gas-sponsorship', 'select * from gas_sponsorships where sponsorship_id = ?');
+/**
+ * A sponsorship by its id (a transfer's: every transfer is sponsored once, and a retry finds it) and the user's
+ * reservations of the day (which a new sponsorship first asks the chain about), in one read.
+ */
+const SPONSORSHIP_AND_RESERVED = new HotStatement(
+  'gas-sponsorship-and-reserved',
+  "select * from gas_sponsorships where sponsorship_id = ? or (user_id = ? and status = 'reserved' and created_at >= ?)",
+);
 /** A sponsorship reserved at its most (inside the budget's transaction). */
 const RESERVE = new HotStatement(
   'gas-sponsorship-reserve',
@@ -72,11 +79,21 @@ export class GasSponsor {
    */
   async sponsor(userId: string, items: SponsorItem[], validUntil: Date): Promise<string[]> {
     const em = this.deps.orm.em.fork();
-    // One item (a transfer's operation) is read by a prepared statement; several (a deployment's networks) by the ORM.
-    const rows =
-      items.length === 1
-        ? await SPONSORSHIP.entities(em, GasSponsorshipEntity, [items[0]!.sponsorshipId])
-        : await em.find(GasSponsorshipEntity, { sponsorshipId: { $in: items.map((i) => i.sponsorshipId) } });
+    const since = koreanDay().from;
+    // One item (a transfer's operation): it and the user's reservations of the day in one prepared read. Several (a
+    // deployment's networks): by the ORM, the reservations when they are needed.
+    let rows: GasSponsorship[];
+    let reserved: GasSponsorship[] | undefined;
+    if (items.length === 1) {
+      const sponsorshipId = items[0]!.sponsorshipId;
+      const read = await SPONSORSHIP_AND_RESERVED.entities(em, GasSponsorshipEntity, [sponsorshipId, userId, since]);
+      rows = read.filter((row) => row.sponsorshipId === sponsorshipId);
+      reserved = read.filter(
+        (row) => row.userId === userId && row.status === 'reserved' && row.createdAt.getTime() >= since.getTime(),
+      );
+    } else {
+      rows = await em.find(GasSponsorshipEntity, { sponsorshipId: { $in: items.map((i) => i.sponsorshipId) } });
+    }
     const known = new Map<string, string>();
     for (const row of rows) {
       const item = items.find((i) => i.sponsorshipId === row.sponsorshipId)!;
@@ -85,7 +102,7 @@ export class GasSponsor {
     }
     const fresh = items.filter((item) => !known.has(item.sponsorshipId));
     if (fresh.length) {
-      await this.settleReserved(userId);
+      await this.settleReserved(em, reserved ?? (await RESERVED.entities(em, GasSponsorshipEntity, [userId, since])));
       // Only a reservation found here for an operation since rebuilt has to give way (one written meanwhile by another
       // attempt of the same sponsorship makes this one's insert fail on its id, and the retry finds it).
       const rebuilt = rows.filter((row) => !known.has(row.sponsorshipId)).map((row) => row.sponsorshipId);
@@ -170,9 +187,7 @@ export class GasSponsor {
   }
 
   /** Asks the chain about the user's reservations: landed ones count what they cost, expired unlanded ones nothing. */
-  private async settleReserved(userId: string): Promise<void> {
-    const em = this.deps.orm.em.fork();
-    const reserved = await RESERVED.entities(em, GasSponsorshipEntity, [userId, koreanDay().from]);
+  private async settleReserved(em: EntityManager, reserved: GasSponsorship[]): Promise<void> {
     if (!reserved.length) return;
     for (const row of reserved) await this.settleFromChain(row);
     await em.flush();

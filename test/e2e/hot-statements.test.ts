@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Client as PgClient } from 'pg';
 import { createOrm, onStatement, type Orm } from '../../db/orm';
 import { ChargeEntity, EventEntity, IdempotencyRecordEntity } from '../../db/entities';
 import { appendEvent, insertWithEvent } from '../../db/events';
@@ -389,6 +390,43 @@ describe.each(testDatabases())('hot statements on $name', (kind) => {
       ).toEqual([{ name: 'wallet-test-named' }]);
     } finally {
       await named.close();
+    }
+  });
+
+  it('tells the api processes of a user row’s change, not of a write that changes nothing (the worker’s fence)', async () => {
+    if (kind.name !== 'postgresql') return; // SQLite has no notifications
+    const userId = `usr_${randomBytes(6).toString('hex')}`;
+    await new HotStatement(
+      'test-user-insert',
+      'insert into users (id, reg_id, ci_hash, name_sealed, phone_sealed, masked_phone, status, wallet_type, device_id, registered_at) ' +
+        "values (?, ?, ?, 'n', 'p', '010-****-0000', 'active', 'smart', 'dev', ?)",
+    ).rows(orm.em, [userId, `reg_${userId}`, `ci_${userId}`, new Date()]);
+    const listener = new PgClient({ connectionString: migrated.url() });
+    await listener.connect();
+    const told: string[] = [];
+    listener.on('notification', (n) => {
+      if (n.payload === userId) told.push(n.channel);
+    });
+    await listener.query('listen session_changed');
+    const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
+    try {
+      // The fence before a transfer is signed: the row written as it was.
+      await new HotStatement(
+        'test-user-fence',
+        "update users set status = 'active' where id = ? and status = 'active' returning id",
+      ).rows(orm.em, [userId]);
+      await settle();
+      expect(told).toEqual([]);
+      await new HotStatement('test-user-suspend', "update users set status = 'suspended' where id = ?").rows(orm.em, [
+        userId,
+      ]);
+      await settle();
+      expect(told).toEqual(['session_changed']);
+      await new HotStatement('test-user-delete', 'delete from users where id = ?').rows(orm.em, [userId]);
+      await settle();
+      expect(told).toEqual(['session_changed', 'session_changed']);
+    } finally {
+      await listener.end();
     }
   });
 

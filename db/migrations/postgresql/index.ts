@@ -48,6 +48,7 @@ import { Migration20261202060000Swaps as PgSwaps } from './Migration202612020600
 import { Migration20261202120000SolanaSwaps as PgSolanaSwaps } from './Migration20261202120000SolanaSwaps';
 import { Migration20261203020000TransferFinalityWatchIndex as PgTransferFinalityWatchIndex } from './Migration20261203020000TransferFinalityWatchIndex';
 import { Migration20261203120000IdentityRequests as PgIdentityRequests } from './Migration20261203120000IdentityRequests';
+import { Migration20261204230000SessionNotificationsOnChange as PgSessionNotificationsOnChange } from './Migration20261204230000SessionNotificationsOnChange';
 
 /** The postgresql migrations in the order they apply (each file of this folder named here once). */
 export const MIGRATIONS: MigrationObject[] = [
@@ -101,4 +102,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261202120000SolanaSwaps', class: PgSolanaSwaps },
   { name: 'Migration20261203020000TransferFinalityWatchIndex', class: PgTransferFinalityWatchIndex },
   { name: 'Migration20261203120000IdentityRequests', class: PgIdentityRequests },
+  { name: 'Migration20261204230000SessionNotificationsOnChange', class: PgSessionNotificationsOnChange },
 ];
