@@ -23,10 +23,10 @@ import { transferSignature, userOperationHash } from '../integrations/evm/user-o
 import { submitOnce, type OperationStall, type SignedReplacement } from './submit-once';
 import type { GasSponsor } from './gas-sponsorship';
 import { sentOutcome, type TransferOutcome } from '../workflows/messages';
-import type { EntityManager } from '@mikro-orm/core';
+import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import { appendEvent } from '../db/events';
 import { changeTransfer, transferById } from '../db/transfer-changes';
-import { HotStatement, isUniqueViolation } from '../db/sql';
+import { HotStatement } from '../db/sql';
 import { userIsActive } from './account';
 import { clock } from '../platform/clock';
 
@@ -116,7 +116,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
           transfer.transferId,
         ]);
       } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
+        if (!(error instanceof UniqueConstraintViolationException)) throw error;
         continue; // another transfer of this account took that lane first: look again
       }
       // No row: an earlier attempt of this very activity claimed one meanwhile; use that one.

@@ -39,8 +39,21 @@ export class HotStatement<Row = Record<string, unknown>> {
         : `${name.slice(0, 40)}#${createHash('sha256').update(name).digest('hex').slice(0, 16)}`;
   }
 
-  /** The rows it answers (INSERT … RETURNING included), within the entity manager's transaction when it has one. */
+  /**
+   * The rows it answers (INSERT … RETURNING included), within the entity manager's transaction when it has one. A
+   * failure is the ORM's exception for it, as its own queries throw (UniqueConstraintViolationException,
+   * DeadlockException, LockWaitTimeoutException…: the api answers a busy database 503, not 500), the driver's `code`
+   * kept.
+   */
   async rows(em: EntityManager, params: readonly unknown[]): Promise<Row[]> {
+    try {
+      return await this.run(em, params);
+    } catch (error) {
+      throw em.getDriver().convertException(error as Error);
+    }
+  }
+
+  private async run(em: EntityManager, params: readonly unknown[]): Promise<Row[]> {
     const transaction = em.getTransactionContext<unknown>();
     if (!isPostgres(em)) {
       return (await em
@@ -127,15 +140,6 @@ export class RowLock {
 
 /** The user's row, locked: what orders a user's limits and budgets (the day's transfers, sponsored gas). */
 export const USER_LOCK = new RowLock('user-lock', 'User', 'users', ['id']);
-
-/**
- * A unique constraint refused the statement: what the ORM tells as UniqueConstraintViolationException, told of a
- * hot statement's error (PostgreSQL's 23505, SQLite's SQLITE_CONSTRAINT_UNIQUE or _PRIMARYKEY).
- */
-export const isUniqueViolation = (error: unknown): boolean => {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-};
 
 export const isPostgres = (em: EntityManager): boolean => em.getDriver() instanceof PostgreSqlDriver;
 

@@ -3,9 +3,15 @@ import { Client as PgClient } from 'pg';
 import { createOrm, onStatement, type Orm } from '../../db/orm';
 import { ChargeEntity, EventEntity, IdempotencyRecordEntity } from '../../db/entities';
 import { appendEvent, insertWithEvent } from '../../db/events';
-import { HotStatement, RowLock, USER_LOCK, isUniqueViolation } from '../../db/sql';
+import { HotStatement, RowLock, USER_LOCK } from '../../db/sql';
 import { changeTransfer, transferById } from '../../db/transfer-changes';
-import { NotFoundError, wrap } from '@mikro-orm/core';
+import {
+  DeadlockException,
+  NotFoundError,
+  TableNotFoundException,
+  UniqueConstraintViolationException,
+  wrap,
+} from '@mikro-orm/core';
 import { IdempotencyStore } from '../../api/http/idempotency';
 import { DataEncryption } from '../../platform/data-encryption';
 import { HttpError } from '../../api/http/problems';
@@ -430,24 +436,46 @@ describe.each(testDatabases())('hot statements on $name', (kind) => {
     }
   });
 
-  it('tells a unique constraint’s refusal of a hot statement apart from other errors', async () => {
+  it('fails as the ORM’s own queries fail: a unique refusal, a deadlock (the api answers it 503), the driver’s code kept', async () => {
     const insert = new HotStatement(
       'test-price-insert',
       'insert into price_references (asset, centi, set_at) values (?, ?, ?)',
     );
-    const asset = `T${randomBytes(4).toString('hex')}`.slice(0, 16);
+    const asset = `T${randomBytes(4).toString('hex')}`;
     await insert.rows(orm.em, [asset, 100n, new Date()]);
     const refused = await insert.rows(orm.em, [asset, 200n, new Date()]).catch((error: unknown) => error);
-    expect({ refused: String(refused), code: (refused as { code?: unknown }).code }).toEqual({
-      refused: expect.stringMatching(/unique|UNIQUE/),
-      code: expect.anything(),
-    });
-    expect(isUniqueViolation(refused)).toBe(true);
+    expect(refused).toBeInstanceOf(UniqueConstraintViolationException);
+    expect((refused as { code?: string }).code).toMatch(kind.name === 'postgresql' ? /^23505$/ : /^SQLITE_CONSTRAINT/);
     const other = await new HotStatement('test-no-table', 'select * from no_such_table')
       .rows(orm.em, [])
       .catch((error: unknown) => error);
-    expect(other).toBeInstanceOf(Error);
-    expect(isUniqueViolation(other)).toBe(false);
+    expect(other).toBeInstanceOf(TableNotFoundException);
+    if (kind.name !== 'postgresql') return;
+    // Two transactions locking two rows in opposite orders: PostgreSQL breaks the deadlock by failing one of them.
+    const second = `T${randomBytes(4).toString('hex')}`;
+    await insert.rows(orm.em, [second, 100n, new Date()]);
+    const lock = new RowLock('test-price-lock', 'PriceReference', 'price_references', ['asset']);
+    let bothHold!: () => void;
+    const holding = new Promise<void>((resolve) => {
+      let held = 0;
+      bothHold = () => (++held === 2 ? resolve() : undefined);
+    });
+    const crosswise = (a: string, b: string) =>
+      orm.em
+        .fork()
+        .transactional(async (tx) => {
+          await lock.lock(tx, a);
+          bothHold();
+          await holding;
+          await lock.lock(tx, b);
+        })
+        .then(
+          () => 'committed',
+          (error: unknown) => error,
+        );
+    const outcomes = await Promise.all([crosswise(asset, second), crosswise(second, asset)]);
+    expect(outcomes.filter((o) => o === 'committed')).toHaveLength(1);
+    expect(outcomes.find((o) => o !== 'committed')).toBeInstanceOf(DeadlockException);
   });
 
   it('keeps two statements apart whose names are alike past PostgreSQL’s 63 bytes, on one connection', async () => {
