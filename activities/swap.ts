@@ -1,4 +1,4 @@
-import { Contract, Interface } from 'ethers';
+import { Interface } from 'ethers';
 import type { Orm } from '../db/orm';
 import { SignedOperationEntity } from '../db/entities';
 import { appendEvent } from '../db/events';
@@ -6,6 +6,7 @@ import type { NetworkRegistry } from '../platform/networks';
 import type { ChainProviders } from '../integrations/evm/smart-account';
 import { isRevert } from '../integrations/dex/uniswap-v3';
 import { swapOutcome } from '../integrations/dex/uniswap-v3-swap';
+import { entryPointNonce } from '../integrations/evm/entry-point';
 
 export interface SwapActivityDeps {
   orm: Orm;
@@ -38,12 +39,7 @@ export const createSwapActivities = ({ orm, networks, providers }: SwapActivityD
     const provider = providers.for(network);
     // Once the operation's nonce is used (by this very swap, sent before a crash, or by another operation), a
     // simulation would read the state after it: the submit step finds what happened by the userOpHash instead.
-    const entryPoint = new Contract(
-      network.entryPoint,
-      ['function getNonce(address,uint192) view returns (uint256)'],
-      provider,
-    );
-    const next = (await entryPoint.getFunction('getNonce')(op.accountAddress, 0n)) as bigint;
+    const next = await entryPointNonce(provider, network.entryPoint, op.accountAddress, 0n);
     if (next > BigInt(op.userOperation.nonce!)) return { refused: null };
     try {
       await provider.call({

@@ -1,4 +1,4 @@
-import { Contract, Interface } from 'ethers';
+import { Interface } from 'ethers';
 import type { Orm } from '../../db/orm';
 import type { SmartAccount } from '../../db/entities';
 import { HotStatement } from '../../db/sql';
@@ -6,6 +6,7 @@ import type { SessionCache } from './session-cache';
 import { coinOf, type NetworkRegistry } from '../../platform/networks';
 import type { ChainProviders } from '../../integrations/evm/smart-account';
 import type { SolanaChains } from '../../integrations/solana';
+import { freshCall } from '../../integrations/evm/entry-point';
 
 /** Parsed once: ethers parses a human-readable ABI on every `new Contract` given one. */
 const ERC20 = new Interface(['function balanceOf(address) view returns (uint256)']);
@@ -89,10 +90,14 @@ export class Holdings {
       return symbol === 'SOL' ? chain.balance(address) : chain.tokenBalance(address, symbol);
     }
     const provider = this.deps.providers.for(network);
-    if (symbol === coinOf(network).symbol) return provider.getBalance(address);
+    // From the node itself, never ethers' 250 ms shared answer: a transfer's balance check reads what is in flight
+    // first, then the chain, and a balance older than that read could miss one that landed in between (counted in
+    // neither: an overdraft let through).
+    if (symbol === coinOf(network).symbol)
+      return BigInt((await provider.send('eth_getBalance', [address, 'latest'])) as string);
     const token = network.tokens?.[symbol];
     if (!token) return 0n;
-    return (await new Contract(token.address, ERC20, provider).getFunction('balanceOf')(address)) as bigint;
+    return (await freshCall(provider, token.address, ERC20, 'balanceOf', [address])) as bigint;
   }
 
   /** The user's balance of a token on a network (0 without an account or wallet there). */

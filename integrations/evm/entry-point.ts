@@ -29,6 +29,35 @@ const OUTCOME_TOPICS = new Set(
   ['UserOperationEvent', 'UserOperationRevertReason'].map((name) => entryPointInterface.getEvent(name)!.topicHash),
 );
 
+/**
+ * A view call answered by the node itself: ethers shares an identical call's answer for 250 ms (its `cacheTimeout`),
+ * and a nonce or balance that old can predate what landed since (a nonce used, a balance spent). Raw `send` is not
+ * cached.
+ */
+export async function freshCall(
+  provider: JsonRpcProvider,
+  to: string,
+  iface: Interface,
+  fn: string,
+  args: readonly unknown[],
+): Promise<unknown> {
+  const data = (await provider.send('eth_call', [
+    { to, data: iface.encodeFunctionData(fn, args) },
+    'latest',
+  ])) as string;
+  return iface.decodeFunctionResult(fn, data)[0];
+}
+
+/** The account's EntryPoint nonce on `key` (its 2D nonce's lane), read fresh. */
+export async function entryPointNonce(
+  provider: JsonRpcProvider,
+  entryPoint: string,
+  sender: string,
+  key: bigint,
+): Promise<bigint> {
+  return (await freshCall(provider, entryPoint, entryPointInterface, 'getNonce', [sender, key])) as bigint;
+}
+
 /** The text of an Error(string) revert, or the raw data. */
 export function revertText(data: string): string {
   if (data.startsWith('0x08c379a0')) {
@@ -83,7 +112,7 @@ export class EntryPointReader {
   }
 
   async nonceOf(sender: string, key = 0n): Promise<bigint> {
-    return (await this.entryPoint.getFunction('getNonce')(sender, key)) as bigint;
+    return entryPointNonce(this.provider, this.address, sender, key);
   }
 
   async onChainHash(op: UserOperation): Promise<string> {

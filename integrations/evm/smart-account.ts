@@ -14,7 +14,7 @@ import type { EvmNetwork } from '../../platform/networks';
 import type { UserOperation } from './user-operation';
 import { BundlerClient } from './bundler-client';
 import { withEstimatedGas, type SignatureShape } from './gas-estimate';
-import { entryPointInterface } from './entry-point';
+import { entryPointNonce } from './entry-point';
 
 /** Every user's account is salt 0 of its owner key: one account per owner per network, same address on all. */
 export const ACCOUNT_SALT = 0n;
@@ -103,9 +103,8 @@ export async function buildDeployOperation(
 ): Promise<UserOperation> {
   const factory = new Contract(network.accountFactory, factoryAbi(), provider);
   const sender = (await factory.getFunction('getAddress')(owner, ACCOUNT_SALT)) as string;
-  const entryPoint = new Contract(network.entryPoint, entryPointInterface, provider);
   const [nonce, fees] = await Promise.all([
-    entryPoint.getFunction('getNonce')(sender, 0n) as Promise<bigint>,
+    entryPointNonce(provider, network.entryPoint, sender, 0n),
     provider.getFeeData(),
   ]);
   const op: UserOperation = {
@@ -189,11 +188,7 @@ export async function buildTransferOperation(
   /** The chain's fee data, when the caller asked for it already (beside its own reads). */
   feeData: Promise<FeeData> = provider.getFeeData(),
 ): Promise<UserOperation> {
-  const entryPoint = new Contract(network.entryPoint, entryPointInterface, provider);
-  const [nonce, fees] = await Promise.all([
-    entryPoint.getFunction('getNonce')(account, nonceKey) as Promise<bigint>,
-    feeData,
-  ]);
+  const [nonce, fees] = await Promise.all([entryPointNonce(provider, network.entryPoint, account, nonceKey), feeData]);
   const op: UserOperation = {
     sender: account,
     nonce,
@@ -255,9 +250,8 @@ async function buildOperation(
   callData: string,
   shape: SignatureShape,
 ): Promise<UserOperation> {
-  const entryPoint = new Contract(network.entryPoint, entryPointInterface, provider);
   const [nonce, fees] = await Promise.all([
-    entryPoint.getFunction('getNonce')(account, 0n) as Promise<bigint>,
+    entryPointNonce(provider, network.entryPoint, account, 0n),
     provider.getFeeData(),
   ]);
   const op: UserOperation = {
