@@ -33,6 +33,7 @@ export const createKeyRotationActivities = ({ orm, providers, bundlers, gasSpons
       networkId,
       bundler: bundlers.for(networkId),
       entryPoint: bundlers.entryPoint(networkId),
+      inclusion: bundlers.inclusion(networkId),
       operation,
       userOpHash: row.userOpHash,
       // The userOpHash was stored when the operation was prepared: nothing more to record before sending.

@@ -71,6 +71,7 @@ export const createSignedOperationActivities = ({
       networkId: op.networkId,
       bundler: bundlers.for(op.networkId),
       entryPoint: bundlers.entryPoint(op.networkId),
+      inclusion: bundlers.inclusion(op.networkId),
       operation: deserializeOperation(op.userOperation),
       userOpHash: op.userOpHash,
       // The userOpHash was stored when the operation was prepared; what is recorded is that it is being handed over.

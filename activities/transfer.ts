@@ -441,6 +441,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       networkId: transfer.networkId,
       bundler: bundlers.for(transfer.networkId),
       entryPoint: bundlers.entryPoint(transfer.networkId),
+      inclusion: bundlers.inclusion(transfer.networkId),
       operation,
       userOpHash: transfer.userOpHash!,
       replacedHashes: (transfer.replacedOperations ?? []).map((o) => o.userOpHash),

@@ -12,6 +12,7 @@ export class WorkerMetrics {
   private readonly executions: Counter<'activity' | 'outcome'>;
   private readonly duration: Histogram<'activity' | 'outcome'>;
   private readonly confirmation: Histogram<'network' | 'outcome'>;
+  private readonly watchFailures: Counter<'network'>;
 
   constructor(readonly registry: Registry) {
     this.executions = new Counter({
@@ -34,11 +35,18 @@ export class WorkerMetrics {
       registers: [registry],
       buckets: [0.1, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600],
     });
+    this.watchFailures = new Counter({
+      name: 'inclusion_watch_failures_total',
+      help: "Reads of a network's head or EntryPoint logs by the inclusion watch that failed (waits fall back on their own timers)",
+      labelNames: ['network'],
+      registers: [registry],
+    });
   }
 
   /** Chain confirmation times, given to the bundlers and the Solana transfer activity (composeWorker). */
   readonly confirmations: ConfirmationObserver = {
     confirmed: (network, seconds, outcome) => this.confirmation.observe({ network, outcome }, seconds),
+    inclusionWatchFailed: (network) => this.watchFailures.inc({ network }),
   };
 
   /** The activity interceptor that counts and times each attempt. */

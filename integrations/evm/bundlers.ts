@@ -3,16 +3,20 @@ import type { EvmNetwork, NetworkRegistry } from '../../platform/networks';
 import { ChainFailure } from '../../platform/failures';
 import type { BundlerClient } from './bundler-client';
 import { EntryPointReader } from './entry-point';
+import { InclusionWatch } from './inclusion-watch';
 import type { ChainProviders } from './smart-account';
 
 /** Told how long each user operation took from the bundler's acceptance to its receipt (the worker's metrics). */
 export interface ConfirmationObserver {
   confirmed(networkId: string, seconds: number, outcome: 'success' | 'reverted'): void;
+  /** A network's inclusion watch could not read the chain (the waits fall back on their own timers meanwhile). */
+  inclusionWatchFailed?(networkId: string): void;
 }
 
 /** Per network: the bundler the worker sends user operations to (its bundlerUrl) and the EntryPoint it reads. */
 export class Bundlers {
   private readonly readers = new Map<string, EntryPointReader>();
+  private readonly watches = new Map<string, InclusionWatch>();
 
   constructor(
     private readonly networks: NetworkRegistry,
@@ -43,5 +47,18 @@ export class Bundlers {
       this.readers.set(networkId, reader);
     }
     return reader;
+  }
+
+  /** The network's inclusion watch: one per process, shared by every wait for a user operation there. */
+  inclusion(networkId: string): InclusionWatch {
+    let watch = this.watches.get(networkId);
+    if (!watch) {
+      const network = this.network(networkId);
+      watch = new InclusionWatch(this.providers.for(network), network.entryPoint, () =>
+        this.observer?.inclusionWatchFailed?.(networkId),
+      );
+      this.watches.set(networkId, watch);
+    }
+    return watch;
   }
 }

@@ -124,6 +124,32 @@ describe('user operations through a bundler that fails', () => {
     expect(await chain.provider.getBalance(account)).toBe(parseEther('0.8'));
   });
 
+  it('asks the bundler for the receipt when a block carries the operation, and only now and then before', async () => {
+    const { user, account } = await fundedUser(stack, PIN, '0');
+    const chain = stack.chains[0]!;
+    const recipient = Wallet.createRandom().address;
+    // The bundler holds the operation until told to bundle: the worker waits with no block carrying it.
+    await debug(chain, 'debug_bundler_setBundlingMode', ['manual']);
+    chain.bundlerProxy.methods = [];
+    const pending = transfer(user, recipient, '0.1');
+    await waitFor(
+      async () => ((await debug(chain, 'debug_bundler_dumpMempool', [chain.entryPoint])) as unknown[]).length === 1,
+      30_000,
+      'the operation in the bundler',
+    );
+    await new Promise((r) => setTimeout(r, 2500));
+    const asked = (methods: string[]) =>
+      methods.slice(methods.indexOf('eth_sendUserOperation') + 1).filter((m) => m === 'eth_getUserOperationReceipt');
+    // The network's inclusion watch reads the chain's blocks for every wait: the wait's own timer asks once a second
+    // meanwhile (on a timer alone, 50 ms after the send and then more and more slowly, it asked 13 times in 2.5 s).
+    expect(asked(chain.bundlerProxy.methods).length).toBeLessThanOrEqual(3);
+    await debug(chain, 'debug_bundler_setBundlingMode', ['auto']);
+    const first = await pending;
+    await untilIncluded(stack, user, first.body.transfer_id, 'transfer included', 60_000);
+    expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.1'));
+    expect(await chain.provider.getBalance(account)).toBe(parseEther('0.9'));
+  });
+
   it('hands a transfer over without looking for it first; a retry after the answer was lost looks before it sends again, and it runs once', async () => {
     const { user, account } = await fundedUser(stack, PIN, '0');
     const chain = stack.chains[0]!;
