@@ -38,6 +38,15 @@ const entryPointEvents = new Interface(EntryPointArtifact.abi as InterfaceAbi);
 const USER_OPERATION_EVENT = entryPointEvents.getEvent('UserOperationEvent')!.topicHash;
 const won = (amount: bigint) => formatMoney(amount, 0, 'KRW');
 
+/** An item to sponsor with what its budget check needs. */
+interface Priced {
+  item: SponsorItem;
+  network: EvmNetwork;
+  price: bigint;
+  maxCost: bigint;
+  fromBlock: number;
+}
+
 /** A user's reservations of the day (every sponsorship asks): prepared on PostgreSQL, mapped as the ORM's find would. */
 const RESERVED = new HotStatement(
   'gas-sponsorships-reserved',
@@ -84,8 +93,12 @@ export class GasSponsor {
     // deployment's networks): by the ORM, the reservations when they are needed.
     let rows: GasSponsorship[];
     let reserved: GasSponsorship[] | undefined;
+    let pricing: Promise<Priced[]> | undefined;
     if (items.length === 1) {
       const sponsorshipId = items[0]!.sponsorshipId;
+      // The price and the chain's head asked beside the read: a new sponsorship (the usual case) needs them.
+      pricing = this.priced(items);
+      pricing.catch(() => undefined); // awaited only for a new sponsorship
       const read = await SPONSORSHIP_AND_RESERVED.entities(em, GasSponsorshipEntity, [sponsorshipId, userId, since]);
       rows = read.filter((row) => row.sponsorshipId === sponsorshipId);
       reserved = read.filter(
@@ -106,7 +119,8 @@ export class GasSponsor {
       // Only a reservation found here for an operation since rebuilt has to give way (one written meanwhile by another
       // attempt of the same sponsorship makes this one's insert fail on its id, and the retry finds it).
       const rebuilt = rows.filter((row) => !known.has(row.sponsorshipId)).map((row) => row.sponsorshipId);
-      for (const [id, data] of await this.signWithinBudget(userId, fresh, validUntil, rebuilt)) known.set(id, data);
+      const priced = pricing && fresh.length === items.length ? await pricing : await this.priced(fresh);
+      for (const [id, data] of await this.signWithinBudget(userId, priced, validUntil, rebuilt)) known.set(id, data);
     }
     return items.map((item) => known.get(item.sponsorshipId)!);
   }
@@ -121,14 +135,9 @@ export class GasSponsor {
     ]);
   }
 
-  private async signWithinBudget(
-    userId: string,
-    items: SponsorItem[],
-    validUntil: Date,
-    rebuilt: string[],
-  ): Promise<Array<[string, string]>> {
-    const { orm, paymaster } = this.deps;
-    const priced = await Promise.all(
+  /** Each item's network, coin price, most it can cost and the chain's head (where its reservation looks from). */
+  private priced(items: SponsorItem[]): Promise<Priced[]> {
+    return Promise.all(
       items.map(async (item) => {
         const network = this.network(item.networkId);
         const provider = this.deps.providers.for(network);
@@ -137,6 +146,15 @@ export class GasSponsor {
         return { item, network, price, maxCost: maxCostOf(item.operation), fromBlock };
       }),
     );
+  }
+
+  private async signWithinBudget(
+    userId: string,
+    priced: Priced[],
+    validUntil: Date,
+    rebuilt: string[],
+  ): Promise<Array<[string, string]>> {
+    const { orm, paymaster } = this.deps;
     const budget = BigInt(this.deps.gasBudgetDailyKrw);
     return orm.em.fork().transactional(async (tx) => {
       // One budget check at a time per user, so two operations at once cannot both fit what is left.

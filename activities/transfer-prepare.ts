@@ -5,8 +5,9 @@ import type { TransferActivities } from './transfer';
 
 /**
  * A transfer's steps before it is sent, as one activity (transfers of version 3 on): the last sanctions screening,
- * then signing. One local activity where there were two, so one activation of the workflow fewer per transfer. A retry
- * that finds the transfer signed leaves it (it was screened before it was signed).
+ * then signing (the screening runs beside the signing's reads; nothing is sponsored or signed before it passed). One
+ * local activity where there were two, so one activation of the workflow fewer per transfer. A retry that finds the
+ * transfer signed leaves it (it was screened before it was signed).
  */
 export const createTransferPreparationActivities = (
   { orm }: { orm: Orm },
@@ -17,8 +18,9 @@ export const createTransferPreparationActivities = (
     // One read of the row for both steps: screening reads its recipient, signing the rest.
     const transfer = await transferById(orm.em.fork(), transferId);
     if (transfer.userOperation || transfer.solanaTransaction?.wire) return;
-    await screenTransferRecipient({ transferId }, transfer);
-    await signTransfer({ transferId }, transfer);
+    // The screening beside the signing's reads (the key, the nonce lane, the fees, the nonce, the bundler's estimate):
+    // nothing is sponsored, signed or stored before it passed (signTransfer waits for it).
+    await signTransfer({ transferId }, transfer, screenTransferRecipient({ transferId }, transfer));
   },
 });
 

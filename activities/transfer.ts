@@ -221,7 +221,8 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
   };
 
   /** EVM: a user operation of the account, on a nonce lane (or a key of its own), signed by the transfer key. */
-  const signEvm = async (transfer: Transfer): Promise<Partial<Transfer>> => {
+  /** `cleared`: settles once the transfer may be signed (its last screening, the user still active), or refuses it. */
+  const signEvm = async (transfer: Transfer, cleared: Promise<void>): Promise<Partial<Transfer>> => {
     const network = networks.get(transfer.networkId);
     if (!network) throw refused(`${transfer.networkId} is not a configured EVM network`);
     const provider = deps.providers.for(network);
@@ -250,6 +251,8 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       if (error instanceof UserOperationRejected) throw refused(`the account refused it: ${error.reason}`);
       throw error;
     });
+    // Nothing is sponsored or signed for a transfer the last screening refused or of an account closed meanwhile.
+    await cleared;
     // Gas is sponsored (within the user's budget) before the transfer key signs, as the signature covers paymasterAndData.
     const [paymasterAndData] = await deps.gasSponsor.sponsor(
       transfer.userId,
@@ -481,20 +484,44 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
   };
 
   return {
-    /** Signs the recorded transfer once; a retry (or a second worker) finds the signed form and leaves it. */
-    async signTransfer({ transferId }: { transferId: string }, read?: Transfer): Promise<void> {
+    /**
+     * Signs the recorded transfer once; a retry (or a second worker) finds the signed form and leaves it.
+     * `screened` (prepareTransfer's): the last screening, run beside the signing's reads; nothing is sponsored, signed
+     * or stored before it passed, and its refusal is the one answered when both fail.
+     */
+    async signTransfer(
+      { transferId }: { transferId: string },
+      read?: Transfer,
+      screened: Promise<void> = Promise.resolve(),
+    ): Promise<void> {
       const em = orm.em.fork();
       // `read`: the row as prepareTransfer read it in this attempt (one read for its screening and its signing).
       const transfer = read ?? (await em.findOneOrFail(TransferEntity, { transferId }));
-      if (transfer.userOperation || transfer.solanaTransaction?.wire) return;
-      // The service's key signs nothing for an account closed (or suspended) since the transfer was asked for.
-      if (!(await userIsActive(orm, transfer.userId))) throw refused('the account is no longer active');
-      if (networks.solana(transfer.networkId)) {
-        const signed = await signSolana(transfer);
-        await em.nativeUpdate(TransferEntity, { transferId, userOperation: null, txHash: null }, signed);
-      } else {
-        const { userOperation, userOpHash } = await signEvm(transfer);
-        await SIGNED.rows(em, [userOperation, userOpHash, transferId]);
+      if (transfer.userOperation || transfer.solanaTransaction?.wire) {
+        await screened;
+        return;
+      }
+      // The service's key signs nothing for an account closed (or suspended) since the transfer was asked for (the
+      // fence runs beside the signing's reads too).
+      const active = userIsActive(orm, transfer.userId);
+      const cleared = (async () => {
+        await Promise.allSettled([screened, active]);
+        await screened;
+        if (!(await active)) throw refused('the account is no longer active');
+      })();
+      cleared.catch(() => undefined); // awaited below, on every path
+      try {
+        if (networks.solana(transfer.networkId)) {
+          await cleared;
+          const signed = await signSolana(transfer);
+          await em.nativeUpdate(TransferEntity, { transferId, userOperation: null, txHash: null }, signed);
+        } else {
+          const { userOperation, userOpHash } = await signEvm(transfer, cleared);
+          await SIGNED.rows(em, [userOperation, userOpHash, transferId]);
+        }
+      } catch (error) {
+        await cleared; // the screening's refusal (or the account's state) before the signing's own failure
+        throw error;
       }
     },
 

@@ -44,13 +44,22 @@ export function evmLedger(
     return token.decimals;
   };
 
-  const record = async (
-    intent: TransferIntent,
-    transferId: string,
-    policy: RecordGuard,
-    extra: Partial<Pick<Transfer, 'travelRule' | 'status'>> = {},
-  ): Promise<void> => {
-    const { userId, recipient: to, amount, decimals, token } = intent;
+  /**
+   * The account that sends, deployed and authorizing a transfer key the service holds for the user: reads only (the
+   * process's holder, the chain, the custody table), so `precheck` starts them when the intent is parsed, beside the
+   * checks and the PIN, and `record` answers their refusal where it always did, after those.
+   */
+  const accountChecks = new WeakMap<TransferIntent, Promise<{ address: string }>>();
+  const checkedAccount = (intent: TransferIntent): Promise<{ address: string }> => {
+    let checked = accountChecks.get(intent);
+    if (!checked) {
+      checked = checkAccount(intent);
+      accountChecks.set(intent, checked);
+    }
+    return checked;
+  };
+  const checkAccount = async (intent: TransferIntent): Promise<{ address: string }> => {
+    const { userId, recipient: to } = intent;
     // The process's cached holder (told of every change of the user's accounts; an account only ever goes from
     // counterfactual to deployed), its row locked below before anything is recorded.
     const account = await deps.holdings.holderOf(userId, network.networkId);
@@ -71,6 +80,17 @@ export function evmLedger(
         'This account does not authorize a transfer key the service holds for you',
       );
     }
+    return account;
+  };
+
+  const record = async (
+    intent: TransferIntent,
+    transferId: string,
+    policy: RecordGuard,
+    extra: Partial<Pick<Transfer, 'travelRule' | 'status'>> = {},
+  ): Promise<void> => {
+    const { userId, recipient: to, amount, decimals, token } = intent;
+    const account = await checkedAccount(intent);
     // The balance check and the insert run under a lock on the account, counting transfers still in flight,
     // so concurrent transfers can never spend the same funds twice.
     return orm.em.fork().transactional(async (tx) => {
@@ -107,5 +127,8 @@ export function evmLedger(
       ]);
     });
   };
-  return { decimalsOf, record };
+  const precheck = (intent: TransferIntent): void => {
+    checkedAccount(intent).catch(() => undefined); // answered by record, if the request gets that far
+  };
+  return { decimalsOf, record, precheck };
 }

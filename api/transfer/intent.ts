@@ -76,6 +76,11 @@ export interface RecordGuard {
 export interface TransferLedger {
   /** The token's decimals; an unknown token is 422 unknown-token naming those there are. */
   decimalsOf(symbol: string): number;
+  /**
+   * Starts the reads `record` checks first (the sending account, what it authorizes) while the request's other checks
+   * run; their refusal is still answered by `record`.
+   */
+  precheck?(intent: TransferIntent): void;
   record(
     intent: TransferIntent,
     transferId: string,

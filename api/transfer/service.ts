@@ -117,6 +117,7 @@ export class TransferService {
     let review: { kind: string; detail: string } | undefined;
     if (!recorded) {
       const { intent, ledger } = await this.parse(userId, body, device);
+      ledger.precheck?.(intent);
       networkId = intent.network.networkId;
       // Every check runs before the PIN and the passkey approval, so a transfer that cannot pass costs no attempt.
       const findings = await runChecks(this.checks, 'execute', intent);

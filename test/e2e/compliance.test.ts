@@ -10,7 +10,13 @@ import { callApi } from '../helpers/bank';
 import { transferPin, type TransferFields } from '../helpers/pin';
 import { deployAccount } from '../helpers/wallet';
 import { waitFor } from '../helpers/processes';
-import { EventEntity, SanctionsListEntity, TransferEntity, UserPinEntity } from '../../db/entities';
+import {
+  EventEntity,
+  GasSponsorshipEntity,
+  SanctionsListEntity,
+  TransferEntity,
+  UserPinEntity,
+} from '../../db/entities';
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
 
 /** Addresses of the OFAC snapshot (data/ofac-sdn/ETH.txt): what the sandbox's SDN list names at the start of every stack. */
@@ -187,6 +193,8 @@ describe.each(testDatabases())('sanctions screening on $name', (kind) => {
     });
     const row = await stack.orm.em.fork().findOneOrFail(TransferEntity, { transferId: transferId! });
     expect([row.userOperation ?? null, row.userOpHash ?? null]).toEqual([null, null]); // never signed
+    // The screening ran beside the signing's reads; nothing was sponsored before it answered (nor after).
+    expect(await stack.orm.em.fork().count(GasSponsorshipEntity, { sponsorshipId: `transfer:${transferId!}` })).toBe(0);
     expect(await stack.chains[0]!.provider.getBalance(recipient)).toBe(0n);
     expect((await cases()).filter((c) => c.transferId === transferId!)).toEqual([
       expect.objectContaining({
