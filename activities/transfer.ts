@@ -19,7 +19,7 @@ import {
   transferNonceKey,
   type ChainProviders,
 } from '../integrations/evm/smart-account';
-import { transferSignature, userOperationHash } from '../integrations/evm/user-operation';
+import { transferSignature, userOperationHash, type UserOperation } from '../integrations/evm/user-operation';
 import { submitOnce, type OperationStall, type SignedReplacement } from './submit-once';
 import type { GasSponsor } from './gas-sponsorship';
 import { sentOutcome, type TransferOutcome } from '../workflows/messages';
@@ -229,28 +229,35 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     // The chain's fees are asked for at once, beside the key and the lane (an unused answer is dropped quietly).
     const feeData = provider.getFeeData();
     feeData.catch(() => undefined);
-    // The key the account authorizes (a chain read) and the nonce lane (the database) side by side, both settled before
-    // either's failure is thrown: a lane claimed for a refused transfer is freed by its failure, as any failure's is.
-    const [signerRead, laneClaim] = await Promise.allSettled([transferSignerOf(transfer), claimNonceLane(transfer)]);
-    if (signerRead.status === 'rejected') throw signerRead.reason;
-    if (laneClaim.status === 'rejected') throw laneClaim.reason;
-    const [signer, lane] = [signerRead.value, laneClaim.value];
+    // The key the account authorizes (a chain read) beside the nonce lane (the database), the nonce and the bundler's
+    // estimate, which need only the lane: the key is needed to sign. Its refusal is the one answered when both fail (a
+    // lane claimed for a refused transfer is freed by its failure, as any failure's is).
+    const signing = transferSignerOf(transfer);
+    signing.catch(() => undefined); // awaited below, on every path
     const token = network.tokens?.[transfer.token];
     const callData = transferCallData(transfer.toAddress, BigInt(transfer.amount), token);
-    // The bundler estimates its gas by simulating it: a transfer the account would refuse (past the day's cap, a token
-    // without one) is refused here, before anything is signed or paid for.
-    const built = await buildTransferOperation(
-      provider,
-      deps.providers.bundler(network),
-      network,
-      transfer.fromAddress,
-      callData,
-      lane ?? transferNonceKey(transfer.transferId),
-      feeData,
-    ).catch((error: unknown) => {
-      if (error instanceof UserOperationRejected) throw refused(`the account refused it: ${error.reason}`);
+    let built: UserOperation;
+    try {
+      const lane = await claimNonceLane(transfer);
+      // The bundler estimates its gas by simulating it: a transfer the account would refuse (past the day's cap, a
+      // token without one) is refused here, before anything is signed or paid for.
+      built = await buildTransferOperation(
+        provider,
+        deps.providers.bundler(network),
+        network,
+        transfer.fromAddress,
+        callData,
+        lane ?? transferNonceKey(transfer.transferId),
+        feeData,
+      ).catch((error: unknown) => {
+        if (error instanceof UserOperationRejected) throw refused(`the account refused it: ${error.reason}`);
+        throw error;
+      });
+    } catch (error) {
+      await signing;
       throw error;
-    });
+    }
+    const signer = await signing;
     // Nothing is sponsored or signed for a transfer the last screening refused or of an account closed meanwhile.
     await cleared;
     // Gas is sponsored (within the user's budget) before the transfer key signs, as the signature covers paymasterAndData.

@@ -7,6 +7,7 @@ import type { TransferCheck } from './intent';
 export const perTransferLimit = (policy: Pick<SpendingPolicy, 'assertPerTransfer'>): TransferCheck => ({
   name: 'per-transfer-limit',
   stages: ['prepare', 'execute'],
+  first: true,
   run: (intent) => policy.assertPerTransfer(intent.valueKrw, intent.limits),
 });
 
@@ -30,7 +31,10 @@ export const gasBudgetLeft = (gas: Pick<GasSponsorships, 'assertBudgetLeft'>): T
   },
 });
 
-/** The checks of every transfer, in the order they run: the cheapest first, the one that opens a case after the limits. */
+/**
+ * The checks of every transfer, in the order their refusals count: the per-transfer limit first (alone, before the
+ * others run side by side), the screening, which opens a case, after it.
+ */
 export const transferChecks = (deps: {
   policy: SpendingPolicy;
   screening: Screening;

@@ -53,17 +53,32 @@ export type CheckStage = 'prepare' | 'execute';
 export interface TransferCheck {
   readonly name: string;
   readonly stages: readonly CheckStage[];
+  /**
+   * Runs before the others start: a refusal that needs no outside answer (the per-transfer limit), so that the
+   * others' effects (the screening opens a compliance case for a listed address) come only after it passed.
+   */
+  readonly first?: boolean;
   run(intent: TransferIntent, stage: CheckStage): Promise<CheckFindings | void>;
 }
 
+/**
+ * The stage's checks: those marked `first` one after another, then the rest side by side (each waits on a provider or
+ * the database, none on another), answered in the list's order: the first refusal in it is the one thrown, as when
+ * they ran one after another.
+ */
 export async function runChecks(
   checks: readonly TransferCheck[],
   stage: CheckStage,
   intent: TransferIntent,
 ): Promise<CheckFindings> {
+  const due = checks.filter((check) => check.stages.includes(stage));
   let findings: CheckFindings = {};
-  for (const check of checks)
-    if (check.stages.includes(stage)) findings = { ...findings, ...(await check.run(intent, stage)) };
+  for (const check of due.filter((c) => c.first)) findings = { ...findings, ...(await check.run(intent, stage)) };
+  const rest = await Promise.allSettled(due.filter((c) => !c.first).map((check) => check.run(intent, stage)));
+  for (const outcome of rest) {
+    if (outcome.status === 'rejected') throw outcome.reason;
+    findings = { ...findings, ...outcome.value };
+  }
   return findings;
 }
 

@@ -74,27 +74,58 @@ describe('a transfer request parsed once into its intent', () => {
 describe('transfer checks', () => {
   const intentOf = async () => (await parse({})).intent;
 
-  it('run in order, at their stages, and stop at the first refusal', async () => {
+  it('run at their stages: the first ones alone, the rest side by side, the refusal listed first counting', async () => {
     const ran: string[] = [];
-    const check = (name: string, stages: TransferCheck['stages'], refuse = false): TransferCheck => ({
+    const check = (name: string, stages: TransferCheck['stages'], refuse = false, first = false): TransferCheck => ({
       name,
       stages,
+      first,
       run: async (_intent, stage) => {
         ran.push(`${name}@${stage}`);
         if (refuse) throw problems.unprocessable(name, 'no');
       },
     });
     const checks = [
-      check('a', ['prepare', 'execute']),
+      check('a', ['prepare', 'execute'], false, true),
       check('b', ['execute']),
       check('c', ['prepare', 'execute'], true),
-      check('d', ['prepare', 'execute']),
+      check('d', ['prepare', 'execute'], true),
     ];
     await expect(runChecks(checks, 'prepare', await intentOf())).rejects.toMatchObject({ type: 'c' });
-    expect(ran).toEqual(['a@prepare', 'c@prepare']);
+    expect(ran).toEqual(['a@prepare', 'c@prepare', 'd@prepare']);
     ran.length = 0;
     await expect(runChecks(checks, 'execute', await intentOf())).rejects.toMatchObject({ type: 'c' });
-    expect(ran).toEqual(['a@execute', 'b@execute', 'c@execute']);
+    expect(ran).toEqual(['a@execute', 'b@execute', 'c@execute', 'd@execute']);
+    // A first check's refusal starts no other.
+    ran.length = 0;
+    await expect(
+      runChecks([check('a', ['execute'], true, true), check('b', ['execute'])], 'execute', await intentOf()),
+    ).rejects.toMatchObject({ type: 'a' });
+    expect(ran).toEqual(['a@execute']);
+  });
+
+  it('answer the refusal listed first even when a later one answers before it, having run them side by side', async () => {
+    const events: string[] = [];
+    const after = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const slow = (name: string, ms: number): TransferCheck => ({
+      name,
+      stages: ['execute'],
+      run: async () => {
+        events.push(`${name}:start`);
+        await after(ms);
+        events.push(`${name}:end`);
+        throw problems.unprocessable(name, 'no');
+      },
+    });
+    await expect(
+      runChecks([slow('screening', 30), slow('budget', 1)], 'execute', await intentOf()),
+    ).rejects.toMatchObject({ type: 'screening' });
+    expect(events).toEqual(['screening:start', 'budget:start', 'budget:end', 'screening:end']);
+  });
+
+  it('the per-transfer limit is the one check run first', () => {
+    expect(perTransferLimit({ assertPerTransfer: async () => undefined }).first).toBe(true);
+    expect(recipientScreening({ assertNotSanctioned: async () => undefined }).first).toBeUndefined();
   });
 
   it("per-transfer limit: asks the policy with the intent's won value and the user's limits read with it", async () => {
