@@ -45,6 +45,7 @@ import {
   ensureChainContracts,
   startAnvil,
   type RunningChain,
+  LOCAL_INCLUSION_WATCH_MS,
 } from '../dev/chains';
 import { startAlto } from '../dev/alto';
 import { bundling, gasPerOperation, type BundlingRow, type GasRow } from './gas';
@@ -440,6 +441,7 @@ async function main(): Promise<void> {
         didRegistry: c.didRegistry,
         recoverableImplementation: c.recoverableImplementation,
         confirmations: BENCH_CONFIRMATIONS,
+        inclusionWatchMs: LOCAL_INCLUSION_WATCH_MS,
         ...(i === 0
           ? localDexNetwork('ETHEREUM', c.uniswap, c.usdt)
           : { tokens: { USDT: { address: c.usdt, decimals: 6 } } }),

@@ -21,6 +21,8 @@ export const LOCAL_NETWORKS = {
   POLYGON: { chainId: 31338, defaultPort: 8546 },
 } as const;
 export type LocalNetworkId = keyof typeof LOCAL_NETWORKS;
+/** NETWORKS.<id>.inclusionWatchMs of the local chains: anvil mines a transaction's block at once. */
+export const LOCAL_INCLUSION_WATCH_MS = 50;
 
 /** anvil's first well-known development account: funded on every local chain, never used outside them. */
 export const ANVIL_DEPLOYER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';

@@ -19,6 +19,7 @@ import {
   type ChainContracts,
   type LocalNetworkId,
   type RunningChain,
+  LOCAL_INCLUSION_WATCH_MS,
 } from './chains';
 import { buildContracts } from '../contracts/build';
 import { LOCAL_SWAP_PROGRAMS, attachJupiterSandbox, seedJupiterPool, startLocalSolana } from './solana-local';
@@ -257,6 +258,7 @@ async function main(): Promise<void> {
             id === 'ETHEREUM' ? USDT_ETHEREUM_DTI : undefined,
           ),
           confirmations: LOCAL_CONFIRMATIONS,
+          inclusionWatchMs: LOCAL_INCLUSION_WATCH_MS,
         },
       ]),
     ),

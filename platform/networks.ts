@@ -87,6 +87,14 @@ export const EvmNetworkSchema = Type.Object({
         "the DTI of this chain's coin, how Travel Rule messages name it (Ethereum mainnet's Ether and Polygon's coin are known; a layer 2's Ether is not mainnet Ether); without one a transfer of the coin under the Travel Rule is refused",
     }),
   ),
+  inclusionWatchMs: Type.Optional(
+    Type.Integer({
+      minimum: 10,
+      maximum: 60_000,
+      description:
+        "how often each worker process reads the chain's head (one eth_blockNumber call) while a user operation waits to be included (default 250): about a tenth of the chain's block time; a local chain that mines at once, 50",
+    }),
+  ),
   confirmations: Type.Optional(
     Type.Integer({
       minimum: 1,

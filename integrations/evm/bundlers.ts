@@ -54,8 +54,11 @@ export class Bundlers {
     let watch = this.watches.get(networkId);
     if (!watch) {
       const network = this.network(networkId);
-      watch = new InclusionWatch(this.providers.for(network), network.entryPoint, () =>
-        this.observer?.inclusionWatchFailed?.(networkId),
+      watch = new InclusionWatch(
+        this.providers.for(network),
+        network.entryPoint,
+        () => this.observer?.inclusionWatchFailed?.(networkId),
+        network.inclusionWatchMs,
       );
       this.watches.set(networkId, watch);
     }

@@ -1,8 +1,11 @@
 import type { JsonRpcProvider } from 'ethers';
 import { entryPointInterface } from './entry-point';
 
-/** How often the watch asks for the chain's head while anything waits (one call per network and process, not per wait). */
-export const INCLUSION_WATCH_MS = 50;
+/**
+ * How often the watch asks for the chain's head while anything waits (one call per network and process, not per
+ * wait), unless the network says (NETWORKS.<id>.inclusionWatchMs): never more calls than one wait's own timer made.
+ */
+export const INCLUSION_WATCH_MS = 250;
 /** After a failed read the watch waits this long before it asks again (the waits' own timers cover meanwhile). */
 const AFTER_FAILURE_MS = 1_000;
 /** The most blocks one look reads logs for (a watch that fell behind reads the rest at its next look). */
@@ -80,7 +83,7 @@ export class InclusionWatch {
     private readonly provider: JsonRpcProvider,
     private readonly entryPoint: string,
     private readonly onError: (error: unknown) => void = () => {},
-    private readonly intervalMs = INCLUSION_WATCH_MS,
+    readonly intervalMs = INCLUSION_WATCH_MS,
   ) {}
 
   /**

@@ -54,7 +54,12 @@ import { TcpProxy } from './tcp-proxy';
 import { LOCAL_SWAP_PROGRAMS, seedJupiterPool, startLocalSolana, type LocalSolana } from '../../dev/solana-local';
 import { jupiterPoolAddress } from '../../sandbox/jupiter';
 import { priceAtMs } from '../../sandbox/upbit-quotation';
-import { ANVIL_PAYMASTER_SIGNER_KEY, ANVIL_RECOVERY_ADDRESS, ANVIL_RECOVERY_KEY } from '../../dev/chains';
+import {
+  ANVIL_PAYMASTER_SIGNER_KEY,
+  ANVIL_RECOVERY_ADDRESS,
+  ANVIL_RECOVERY_KEY,
+  LOCAL_INCLUSION_WATCH_MS,
+} from '../../dev/chains';
 
 let runtimeInstalled = false;
 
@@ -248,6 +253,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
             i === 0 ? USDT_ETHEREUM_DTI : undefined,
           ),
           confirmations: options.confirmations ?? 1,
+          inclusionWatchMs: LOCAL_INCLUSION_WATCH_MS,
         },
       ]),
     ),
