@@ -25,6 +25,10 @@ const FIRST_POLLS_MS = [50, 50, 100, 100, 150, 200];
  * timers alone asked the bundler about four times a second for each.
  */
 const WATCHED_POLL_MS = 1_000;
+/** After the watch told of a block carrying the operation and the bundler did not know it yet: look again this soon. */
+const AFTER_TOLD_MS = 100;
+/** How long the hand-over waits for the watch to know the chain's head before it goes on without the watch. */
+const SUBSCRIBE_WAIT_MS = 1_000;
 /** How often a wait asks the bundler whether it still holds the operation (it may drop one: resent then). */
 const STILL_KNOWN_EVERY_MS = 5_000;
 const HEARTBEAT_MS = 2_000;
@@ -222,9 +226,11 @@ async function submit(input: SubmitOnceInput): Promise<SubmitOnceResult> {
   const watching = input.inclusion?.subscribe(hashesOf(input)).catch(() => undefined);
   try {
     await input.recordSubmitted();
-    return await handOverAndWait(input, await watching);
+    // A chain RPC that hangs does not hold the hand-over: past SUBSCRIBE_WAIT_MS it goes on with its own timers.
+    const watched = watching && (await Promise.race([watching, Context.current().sleep(SUBSCRIBE_WAIT_MS)]));
+    return await handOverAndWait(input, watched || undefined);
   } finally {
-    (await watching)?.close();
+    void watching?.then((subscription) => subscription?.close());
   }
 }
 
@@ -276,13 +282,19 @@ async function handOverAndWait(
   let askedAt = sentAt;
   let stalledChecks = 0;
   let looks = 0;
+  let watchedWait = WATCHED_POLL_MS;
   // eslint-disable-next-line no-restricted-syntax -- real time: a wait's deadline
   while (Date.now() - sentAt < RECEIPT_TIMEOUT_MS) {
     // Cancellable: a worker shutting down cancels the attempt at once (Temporal retries it elsewhere, which finds the
     // operation by its hash) instead of waiting out the receipt.
-    if (watching) await Promise.race([watching.next(), Context.current().sleep(WATCHED_POLL_MS)]);
-    else await Context.current().sleep(FIRST_POLLS_MS[looks++] ?? POLL_MS);
+    let told = false;
+    if (watching) {
+      // Cancellable: a worker shutting down cancels the attempt at once (Context.cancelled rejects).
+      told = (await Promise.race([watching.next(watchedWait), Context.current().cancelled])) === 'told';
+    } else await Context.current().sleep(FIRST_POLLS_MS[looks++] ?? POLL_MS);
     const included = await bundlerReceipt(input);
+    // Told, and the bundler does not know it yet (its node behind the watch's): soon again, then once a second.
+    watchedWait = told && !included ? AFTER_TOLD_MS : WATCHED_POLL_MS;
     const receipt = included && (await finalOrGone(input, included));
     // Included, then a reorg took its block: the bundler is done with it, so the next attempt sends it again (it
     // first looks for it by its hash, and its nonce is unused again).

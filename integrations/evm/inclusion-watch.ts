@@ -8,7 +8,11 @@ import { entryPointInterface } from './entry-point';
 export const INCLUSION_WATCH_MS = 250;
 /** After a failed read the watch waits this long before it asks again (the waits' own timers cover meanwhile). */
 const AFTER_FAILURE_MS = 1_000;
-/** The most blocks one look reads logs for (a watch that fell behind reads the rest at its next look). */
+/**
+ * The most blocks one look reads logs for (a watch that fell behind reads the rest at its next looks). After a failed
+ * read of logs the next reads half the blocks that one asked for, down to one, and each read that succeeds doubles it
+ * again: a provider's limit on a range of blocks slows the watch, never stops it.
+ */
 const MAX_BLOCKS_PER_LOOK = 500;
 
 const USER_OPERATION_EVENT = entryPointInterface.getEvent('UserOperationEvent')!.topicHash;
@@ -16,10 +20,11 @@ const USER_OPERATION_EVENT = entryPointInterface.getEvent('UserOperationEvent')!
 /** One wait's interest in some operations (by userOpHash): told when a block carrying one of them is seen. */
 export interface InclusionSubscription {
   /**
-   * Resolves once a block carrying one of the operations has been seen since the last time it resolved (at once if one
-   * was seen meanwhile); never rejects. A hint, not a receipt: the caller reads the receipt before it believes it.
+   * 'told' once a block carrying one of the operations has been seen since the last time it answered 'told' (at once
+   * if one was seen meanwhile), 'timer' after `ms` without; never rejects. A hint, not a receipt: the caller reads the
+   * receipt before it believes it. One wait at a time: a block seen while nobody waits is kept for the next.
    */
-  next(): Promise<void>;
+  next(ms: number): Promise<'told' | 'timer'>;
   /** Another operation to be told about (one signed again on the same nonce). */
   add(userOpHash: string): void;
   close(): void;
@@ -28,7 +33,8 @@ export interface InclusionSubscription {
 class Subscription implements InclusionSubscription {
   readonly hashes = new Set<string>();
   private seen = false;
-  private wake: (() => void) | undefined;
+  /** The pending wait: cleared by its timer, so a block seen after that is kept for the next wait. */
+  private pending: { timer: NodeJS.Timeout; answer: (how: 'told' | 'timer') => void } | undefined;
 
   constructor(
     hashes: string[],
@@ -37,14 +43,25 @@ class Subscription implements InclusionSubscription {
     for (const hash of hashes) this.hashes.add(hash.toLowerCase());
   }
 
-  next(): Promise<void> {
+  next(ms: number): Promise<'told' | 'timer'> {
     if (this.seen) {
       this.seen = false;
-      return Promise.resolve();
+      return Promise.resolve('told');
     }
+    this.answer('timer'); // one wait at a time: an earlier one still pending is over
     return new Promise((resolve) => {
-      this.wake = resolve;
+      this.pending = { timer: setTimeout(() => this.answer('timer'), ms), answer: resolve };
     });
+  }
+
+  /** Answers the pending wait, if any; false when there is none. */
+  private answer(how: 'told' | 'timer'): boolean {
+    const pending = this.pending;
+    if (!pending) return false;
+    this.pending = undefined;
+    clearTimeout(pending.timer);
+    pending.answer(how);
+    return true;
   }
 
   add(userOpHash: string): void {
@@ -52,15 +69,12 @@ class Subscription implements InclusionSubscription {
   }
 
   close(): void {
+    this.answer('timer');
     this.closed(this);
   }
 
   tell(): void {
-    if (this.wake) {
-      const wake = this.wake;
-      this.wake = undefined;
-      wake();
-    } else this.seen = true;
+    if (!this.answer('told')) this.seen = true;
   }
 }
 
@@ -78,6 +92,7 @@ export class InclusionWatch {
   private cursor: number | null = null;
   private started: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private span = MAX_BLOCKS_PER_LOOK;
 
   constructor(
     private readonly provider: JsonRpcProvider,
@@ -118,6 +133,7 @@ export class InclusionWatch {
         },
         (error: unknown) => {
           if (this.started === started) this.started = undefined;
+          this.failed(error);
           throw error;
         },
       );
@@ -147,24 +163,34 @@ export class InclusionWatch {
       if (this.started !== running || this.cursor === null) return;
       if (head < this.cursor) this.cursor = head; // a shorter chain (a reorg): read its new blocks as they come
       if (head > this.cursor) {
-        const toBlock = Math.min(head, this.cursor + MAX_BLOCKS_PER_LOOK);
-        const logs = await this.provider.getLogs({
-          address: this.entryPoint,
-          topics: [USER_OPERATION_EVENT],
-          fromBlock: this.cursor + 1,
-          toBlock,
-        });
+        const fromBlock = this.cursor + 1;
+        const toBlock = Math.min(head, this.cursor + this.span);
+        const logs = await this.provider
+          .getLogs({ address: this.entryPoint, topics: [USER_OPERATION_EVENT], fromBlock, toBlock })
+          .catch((error: unknown) => {
+            this.span = Math.max(1, Math.floor((toBlock - fromBlock + 1) / 2));
+            throw error;
+          });
         if (this.started !== running) return;
+        this.span = Math.min(MAX_BLOCKS_PER_LOOK, this.span * 2);
         this.cursor = toBlock;
         const included = new Set(logs.map((log) => log.topics[1]?.toLowerCase()));
         for (const subscription of this.subscriptions)
           for (const hash of subscription.hashes) if (included.has(hash)) subscription.tell();
       }
     } catch (error) {
-      this.onError(error);
+      this.failed(error);
       wait = AFTER_FAILURE_MS;
     }
     if (this.started === running && this.subscriptions.size > 0) this.schedule(wait);
+  }
+
+  private failed(error: unknown): void {
+    try {
+      this.onError(error);
+    } catch {
+      // a counter that fails stops nothing here
+    }
   }
 
   private async headNumber(): Promise<number> {

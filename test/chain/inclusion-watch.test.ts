@@ -58,8 +58,8 @@ describe('InclusionWatch on a real chain', () => {
   /** Whether the subscription has been told by the time the watch has read `block` (it never resolves otherwise). */
   const toldBy = async (watch: InclusionWatch, subscription: InclusionSubscription, block: number) => {
     let told = false;
-    void subscription.next().then(() => (told = true));
-    for (let i = 0; i < 200 && (watch.head ?? -1) < block; i++) await new Promise((r) => setTimeout(r, 25));
+    void subscription.next(10_000).then((how) => (told = how === 'told'));
+    for (let i = 0; i < 400 && (watch.head ?? -1) < block; i++) await new Promise((r) => setTimeout(r, 25));
     await new Promise((r) => setImmediate(r));
     return told;
   };
@@ -96,6 +96,51 @@ describe('InclusionWatch on a real chain', () => {
     waiting.close();
   });
 
+  it('keeps a block seen while nobody waits (an earlier wait ended on its timer) for the next wait', async () => {
+    const watch = new InclusionWatch(chain.provider, chain.entryPoint, () => {}, 20);
+    const { op, hash } = await deployment();
+    const waiting = await watch.subscribe([hash]);
+    expect(await waiting.next(10)).toBe('timer'); // nothing carried it yet: the wait ends on its own timer
+    const outcome = await harness.submit(op, beneficiary);
+    const block = (await chain.provider.getTransactionReceipt(outcome.txHash))!.blockNumber;
+    for (let i = 0; i < 200 && (watch.head ?? -1) < block; i++) await new Promise((r) => setTimeout(r, 25));
+    // Seen while no wait was pending: the next wait is told at once, not after its 10 s.
+    expect(await Promise.race([waiting.next(10_000), new Promise((r) => setTimeout(() => r('late'), 2_000))])).toBe(
+      'told',
+    );
+    waiting.close();
+  });
+
+  it('reads fewer blocks at a time when the RPC refuses a range of logs, and catches up', async () => {
+    // An RPC that answers eth_getLogs for at most two blocks at a time (providers cap ranges).
+    const refusals: Array<[number, number]> = [];
+    const limited = new Proxy(chain.provider, {
+      get(target, key) {
+        if (key === 'getLogs')
+          return async (filter: { fromBlock: number; toBlock: number }) => {
+            if (filter.toBlock - filter.fromBlock + 1 > 2) {
+              refusals.push([filter.fromBlock, filter.toBlock]);
+              throw new Error('query exceeds max block range 2');
+            }
+            return target.getLogs(filter);
+          };
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    let failures = 0;
+    const watch = new InclusionWatch(limited, chain.entryPoint, () => (failures += 1), 20);
+    const { op, hash } = await deployment();
+    const waiting = await watch.subscribe([hash]);
+    await chain.provider.send('anvil_mine', ['0x6']); // the watch falls six blocks and more behind
+    const outcome = await harness.submit(op, beneficiary);
+    const block = (await chain.provider.getTransactionReceipt(outcome.txHash))!.blockNumber;
+    expect(await toldBy(watch, waiting, block)).toBe(true);
+    expect(refusals.length).toBeGreaterThan(0);
+    expect(failures).toBe(refusals.length);
+    waiting.close();
+  });
+
   it('counts a chain RPC that fails, goes on once it answers, and refuses a wait when it cannot read the head', async () => {
     const proxy = new RpcProxy(chain.rpcUrl);
     const provider = new JsonRpcProvider(await proxy.start(), chain.chainId, { staticNetwork: true });
@@ -105,6 +150,7 @@ describe('InclusionWatch on a real chain', () => {
       proxy.down = true;
       await expect(watch.subscribe([hexlify(randomBytes(32))])).rejects.toThrow();
       expect(watch.head).toBeNull();
+      expect(failures).toBe(1); // the first read of the head, counted too
 
       proxy.down = false;
       const { op, hash } = await deployment();
@@ -112,8 +158,8 @@ describe('InclusionWatch on a real chain', () => {
       proxy.refuse.add('eth_getLogs');
       const outcome = await harness.submit(op, beneficiary);
       const block = (await chain.provider.getTransactionReceipt(outcome.txHash))!.blockNumber;
-      for (let i = 0; i < 100 && failures === 0; i++) await new Promise((r) => setTimeout(r, 25));
-      expect(failures).toBeGreaterThan(0);
+      for (let i = 0; i < 100 && failures === 1; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(failures).toBeGreaterThan(1);
       expect(watch.head).toBeLessThan(block); // nothing read past what it could not read
       proxy.refuse.clear();
       expect(await toldBy(watch, waiting, block)).toBe(true);
