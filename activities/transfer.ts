@@ -23,9 +23,10 @@ import { transferSignature, userOperationHash, type UserOperation } from '../int
 import { submitOnce, type OperationStall, type SignedReplacement } from './submit-once';
 import type { GasSponsor } from './gas-sponsorship';
 import { sentOutcome, type TransferOutcome } from '../workflows/messages';
-import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/core';
 import { appendEvent } from '../db/events';
 import { changeTransfer, transferById } from '../db/transfer-changes';
+import { claimNonceLane } from '../db/nonce-lanes';
 import { HotStatement } from '../db/sql';
 import { userIsActive } from './account';
 import { clock } from '../platform/clock';
@@ -62,25 +63,6 @@ const REORG_LOOKBACK_BLOCKS = 128;
 
 /** How long the paymaster honours a transfer's sponsorship: long enough for patient resubmission, not forever. */
 const TRANSFER_SPONSORSHIP_SECONDS = 24 * 3600;
-/**
- * Nonce lanes per account (2D nonce keys 1..NONCE_LANES): a user's in-flight EVM transfers at once before one takes a
- * fresh key. A lane's slot is written once, then each later transfer on it updates it (5,000 gas, not 22,100).
- */
-export const NONCE_LANES = 16;
-
-/**
- * The lowest free nonce lane of the account, taken by a transfer that has none yet, in one statement (both dialects):
- * its row answers the lane (null when every lane is busy); no row when the transfer holds one already. Two transfers
- * of one account taking the same lane at once: the unique index refuses the second, which looks again.
- */
-const LANE_CLAIM = new HotStatement<{ nonce_lane: number | string | null }>(
-  'transfer-lane-claim',
-  'update transfers set nonce_lane = (' +
-    'with recursive lanes(lane) as (select 1 union all select lane + 1 from lanes where lane < ?) ' +
-    'select min(lane) from lanes where lane not in (' +
-    'select nonce_lane from transfers where network_id = ? and from_address = ? and nonce_lane is not null)) ' +
-    'where transfer_id = ? and nonce_lane is null returning nonce_lane',
-);
 /** An EVM transfer's signed operation recorded, once (a retry that finds one signed records nothing). */
 const SIGNED = new HotStatement(
   'transfer-signed',
@@ -97,38 +79,6 @@ const refused = (message: string) =>
  */
 export const createTransferActivities = (deps: TransferActivityDeps) => {
   const { orm, bundlers, networks } = deps;
-
-  /**
-   * A nonce lane of the sending account for this transfer (see Transfer.nonceLane): its own while in flight, so its
-   * nonce, read from the chain when signing, is not another in-flight transfer's. The unique index settles two
-   * transfers claiming one lane at once. Null when every lane is busy: the transfer then takes a fresh key.
-   */
-  const claimNonceLane = async (transfer: Transfer): Promise<bigint | null> => {
-    if (transfer.nonceLane !== null && transfer.nonceLane !== undefined) return BigInt(transfer.nonceLane);
-    const em = orm.em.fork();
-    for (let attempt = 0; attempt < NONCE_LANES; attempt += 1) {
-      let claimed: Array<{ nonce_lane: number | string | null }>;
-      try {
-        claimed = await LANE_CLAIM.rows(em, [
-          NONCE_LANES,
-          transfer.networkId,
-          transfer.fromAddress,
-          transfer.transferId,
-        ]);
-      } catch (error) {
-        if (!(error instanceof UniqueConstraintViolationException)) throw error;
-        continue; // another transfer of this account took that lane first: look again
-      }
-      // No row: an earlier attempt of this very activity claimed one meanwhile; use that one.
-      if (!claimed.length) {
-        const again = await transferById(em, transfer.transferId);
-        return again.nonceLane === null || again.nonceLane === undefined ? null : BigInt(again.nonceLane);
-      }
-      const lane = claimed[0]!.nonce_lane;
-      return lane === null ? null : BigInt(lane); // null: every lane is busy
-    }
-    return null;
-  };
 
   /** The key this account authorizes now: the current one, or one a rotation retired that the account still names. */
   const transferSignerOf = async (transfer: Transfer) => {
@@ -238,7 +188,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     const callData = transferCallData(transfer.toAddress, BigInt(transfer.amount), token);
     let built: UserOperation;
     try {
-      const lane = await claimNonceLane(transfer);
+      const lane = await claimNonceLane(orm.em, transfer);
       // The bundler estimates its gas by simulating it: a transfer the account would refuse (past the day's cap, a
       // token without one) is refused here, before anything is signed or paid for.
       built = await buildTransferOperation(

@@ -10,7 +10,8 @@ import type { Holdings } from '../common/holdings';
 import type { CustodyKeys } from '../common/custody';
 import { transferKeyGrantOf } from '../../integrations/evm/smart-account';
 import { IN_FLIGHT, unknownToken, type RecordGuard, type TransferIntent, type TransferLedger } from './intent';
-import { HotStatement, RowLock } from '../../db/sql';
+import { HotStatement } from '../../db/sql';
+import { ACCOUNT_LOCK, FREE_NONCE_LANE, NONCE_LANES, freeLaneParams } from '../../db/nonce-lanes';
 
 /** What the user's transfers in flight of a token on a network move, each (read under the account's lock). */
 const IN_FLIGHT_AMOUNTS = new HotStatement<{ amount: string }>(
@@ -18,14 +19,16 @@ const IN_FLIGHT_AMOUNTS = new HotStatement<{ amount: string }>(
   `select amount from transfers where user_id = ? and network_id = ? and token = ? and status in (${IN_FLIGHT.map((s) => `'${s}'`).join(', ')})`,
 );
 
-/** The transfer's intent, recorded (inside the transaction that checked its limits and balance). */
-const RECORD = new HotStatement(
+/**
+ * The transfer's intent, recorded (inside the transaction that checked its limits and balance, under the account's
+ * lock), with the account's lowest free nonce lane when it goes straight to signing: the worker then signs at once,
+ * without a statement of its own to claim one (db/nonce-lanes.ts).
+ */
+export const TRANSFER_RECORD = new HotStatement(
   'transfer-record',
   'insert into transfers (transfer_id, user_id, network_id, token, decimals, from_address, to_address, amount, status, ' +
-    'value_krw, travel_rule, created_at, updated_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    `value_krw, travel_rule, created_at, updated_at, nonce_lane) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${FREE_NONCE_LANE})`,
 );
-/** The user's account on a network, locked while a transfer's balance is checked and its intent recorded. */
-const ACCOUNT_LOCK = new RowLock('smart-account-lock', 'SmartAccount', 'smart_accounts', ['user_id', 'network_id']);
 
 /**
  * The EVM side of transfers on one network: its tokens; `record` checks the account, that it authorizes the user's
@@ -110,7 +113,7 @@ export function evmLedger(
         );
       }
       const now = clock.date();
-      await RECORD.rows(tx, [
+      await TRANSFER_RECORD.rows(tx, [
         transferId,
         userId,
         network.networkId,
@@ -124,6 +127,12 @@ export function evmLedger(
         extra.travelRule ?? null,
         now,
         now,
+        // A transfer held for review or for the Travel Rule may wait for days: it takes its lane when it is signed.
+        ...freeLaneParams(
+          extra.status === 'held_for_review' || extra.travelRule ? 0 : NONCE_LANES,
+          network.networkId,
+          account.address,
+        ),
       ]);
     });
   };

@@ -4,6 +4,8 @@ import { createOrm, onStatement, type Orm } from '../../db/orm';
 import { ChargeEntity, EventEntity, IdempotencyRecordEntity } from '../../db/entities';
 import { appendEvent, insertWithEvent } from '../../db/events';
 import { HotStatement, RowLock, USER_LOCK } from '../../db/sql';
+import { ACCOUNT_LOCK, NONCE_LANES, claimNonceLane, freeLaneParams } from '../../db/nonce-lanes';
+import { TRANSFER_RECORD } from '../../api/transfer/evm-ledger';
 import { changeTransfer, transferById } from '../../db/transfer-changes';
 import {
   DeadlockException,
@@ -380,6 +382,86 @@ describe.each(testDatabases())('hot statements on $name', (kind) => {
     release();
     await Promise.all([first, second]);
     expect(order).toEqual(['first commits', 'second locked']);
+  });
+
+  it('records a transfer with its account’s lowest free nonce lane; one held takes its lane when the worker claims it', async () => {
+    const userId = `usr_${randomBytes(4).toString('hex')}`;
+    const from = `0x${randomBytes(20).toString('hex')}`;
+    const em = orm.em.fork();
+    em.create(SmartAccountEntity, {
+      userId,
+      networkId: 'POLYGON',
+      address: from,
+      ownerAddress: from,
+      status: 'deployed',
+    });
+    await em.flush();
+    const lanes = async (ids: string[]) => {
+      const rows = await orm.em.fork().find(TransferEntity, { transferId: { $in: ids } });
+      return ids.map((id) => rows.find((r) => r.transferId === id)!.nonceLane ?? null);
+    };
+    /** As the api records one (api/transfer/evm-ledger.ts), under the account's lock; `held`: for review. */
+    const record = (transferId: string, held = false) =>
+      orm.em.fork().transactional(async (tx) => {
+        await ACCOUNT_LOCK.lock(tx, userId, 'POLYGON');
+        const now = new Date();
+        await TRANSFER_RECORD.rows(tx, [
+          transferId,
+          userId,
+          'POLYGON',
+          'POL',
+          18,
+          from,
+          `0x${'2'.repeat(40)}`,
+          '1',
+          held ? 'held_for_review' : 'processing',
+          1n,
+          null,
+          now,
+          now,
+          ...freeLaneParams(held ? 0 : NONCE_LANES, 'POLYGON', from),
+        ]);
+      });
+    const id = (n: number) => `tr_${userId}_${n}`;
+    await record(id(1));
+    await record(id(2));
+    await record(id(3), true);
+    expect(await lanes([id(1), id(2), id(3)])).toEqual([1, 2, null]);
+    // A lane freed (its transfer final or failed) is the next one taken.
+    await orm.em.fork().nativeUpdate(TransferEntity, { transferId: id(1) }, { nonceLane: null });
+    await record(id(4));
+    expect(await lanes([id(4)])).toEqual([1]);
+    // The worker: a transfer recorded with its lane answers it without a claim; the held one claims the next free.
+    const row = async (n: number) => transferById(orm.em.fork(), id(n));
+    expect(await claimNonceLane(orm.em, await row(4))).toBe(1n);
+    expect(await claimNonceLane(orm.em, await row(3))).toBe(3n);
+    expect(await lanes([id(3)])).toEqual([3]);
+    // Every lane busy: recorded with none, and the worker's claim answers none (the transfer takes a key of its own).
+    for (let n = 5; n < 5 + NONCE_LANES - 3; n += 1) await record(id(n));
+    await record(id(100));
+    expect(await lanes([id(100)])).toEqual([null]);
+    expect(await claimNonceLane(orm.em, await row(100))).toBeNull();
+    if (kind.name !== 'postgresql') return;
+    // PostgreSQL: the worker's claim waits for the account's lock, so it never picks the lane of a record not yet
+    // committed (the record's insert would then be refused by the unique index, failing the user's request).
+    await orm.em.fork().nativeUpdate(TransferEntity, { transferId: id(2) }, { nonceLane: null });
+    await record(id(101), true);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const api = orm.em.fork().transactional(async (tx) => {
+      await ACCOUNT_LOCK.lock(tx, userId, 'POLYGON');
+      locked();
+      await held;
+    });
+    await new Promise<void>((resolve) => (locked = resolve));
+    let claimed: bigint | null | undefined;
+    const claim = claimNonceLane(orm.em, await row(101)).then((lane) => (claimed = lane));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(claimed).toBeUndefined();
+    release();
+    await Promise.all([api, claim]);
+    expect(claimed).toBe(2n);
   });
 
   it('names its connections on PostgreSQL (pg_stat_activity, the server log’s %a), its statements included', async () => {
