@@ -421,7 +421,8 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       settle: (outcome) => deps.gasSponsor.settle(outcome),
       observer: bundlers.observer,
     });
-    // Each transfer has its own nonce key: no other operation can use its nonce, so `ran` is always true here.
+    // A transfer's nonce key (its lane, or a key of its own) is no other in-flight operation's: nothing else can use its
+    // nonce, so `ran` is always true here.
     if (!submitted.ran) throw new Error(`transfer ${transferId}: its nonce was used by another operation`);
     if ('stalled' in submitted || 'replacedBy' in submitted)
       throw new Error(
@@ -457,6 +458,12 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       if (transfer.userOperation || transfer.solanaTransaction?.wire) {
         await screened;
         return;
+      }
+      // Held for a compliance review, only an operator's approval (releaseHeldTransfer: held_for_review -> processing)
+      // lets it be signed: a workflow that reaches here with it still held (started without its review) fails it.
+      if (transfer.status === 'held_for_review') {
+        screened.catch(() => undefined);
+        throw refused('the transfer is held for a compliance review that no operator has approved');
       }
       // The service's key signs nothing for an account closed (or suspended) since the transfer was asked for (the
       // fence runs beside the signing's reads too).

@@ -45,7 +45,8 @@ const LANE_CLAIM = new HotStatement<{ nonce_lane: number | string | null }>(
  * their lane already (with the intent, under the account's lock); the worker claims one for a transfer recorded
  * without (held for review or the Travel Rule, which may wait for days, or recorded before lanes were taken there),
  * under the same lock, so a claim and the API's record never pick the same lane. The unique index settles any other
- * race: the refused claim looks again. Null when every lane is busy: the transfer then takes a fresh key.
+ * race: the refused claim looks again. A transfer recorded while every lane was busy claims here too. Null when every
+ * lane is still busy: the transfer then takes a fresh key.
  */
 export async function claimNonceLane(
   em: EntityManager,

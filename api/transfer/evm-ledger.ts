@@ -27,7 +27,7 @@ const IN_FLIGHT_AMOUNTS = new HotStatement<{ amount: string }>(
 export const TRANSFER_RECORD = new HotStatement(
   'transfer-record',
   'insert into transfers (transfer_id, user_id, network_id, token, decimals, from_address, to_address, amount, status, ' +
-    `value_krw, travel_rule, created_at, updated_at, nonce_lane) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${FREE_NONCE_LANE})`,
+    `value_krw, travel_rule, review, created_at, updated_at, nonce_lane) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ${FREE_NONCE_LANE})`,
 );
 
 /**
@@ -90,7 +90,7 @@ export function evmLedger(
     intent: TransferIntent,
     transferId: string,
     policy: RecordGuard,
-    extra: Partial<Pick<Transfer, 'travelRule' | 'status'>> = {},
+    extra: Partial<Pick<Transfer, 'travelRule' | 'status' | 'review'>> = {},
   ): Promise<void> => {
     const { userId, recipient: to, amount, decimals, token } = intent;
     const account = await checkedAccount(intent);
@@ -125,6 +125,7 @@ export function evmLedger(
         extra.status ?? 'processing',
         intent.valueKrw,
         extra.travelRule ?? null,
+        extra.review ?? null,
         now,
         now,
         // A transfer held for review or for the Travel Rule may wait for days: it takes its lane when it is signed.

@@ -100,7 +100,7 @@ export interface TransferLedger {
     intent: TransferIntent,
     transferId: string,
     guard: RecordGuard,
-    extra?: Partial<Pick<Transfer, 'travelRule' | 'status'>>,
+    extra?: Partial<Pick<Transfer, 'travelRule' | 'status' | 'review'>>,
   ): Promise<unknown>;
 }
 

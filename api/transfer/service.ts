@@ -114,7 +114,10 @@ export class TransferService {
     let record: (() => Promise<unknown>) | undefined;
     let networkId = recorded?.networkId ?? body.network;
     let travelRule = Boolean(recorded?.travelRule);
-    let review: { kind: string; detail: string } | undefined;
+    // A retry of a request whose workflow did not start: a transfer recorded held for review starts with its case, as
+    // the first attempt would have (without it the workflow would go straight to signing).
+    let review: { kind: string; detail: string } | undefined =
+      recorded?.status === 'held_for_review' ? (recorded.review ?? undefined) : undefined;
     if (!recorded) {
       const { intent, ledger } = await this.parse(userId, body, device);
       ledger.precheck?.(intent);
@@ -140,7 +143,7 @@ export class TransferService {
             ...(findings.travelRule
               ? { travelRule: this.travelRuleOf(transferId, findings.travelRule, intent.beneficiaryName!) }
               : {}),
-            ...(findings.review ? { status: 'held_for_review' as const } : {}),
+            ...(findings.review ? { status: 'held_for_review' as const, review: findings.review } : {}),
           },
         );
     }

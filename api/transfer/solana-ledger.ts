@@ -93,7 +93,7 @@ export function solanaLedger(deps: { orm: Orm; solanaChains: SolanaChains }, net
     intent: TransferIntent,
     transferId: string,
     policy: RecordGuard,
-    extra: Partial<Pick<Transfer, 'travelRule' | 'status'>> = {},
+    extra: Partial<Pick<Transfer, 'travelRule' | 'status' | 'review'>> = {},
   ): Promise<Transfer> => {
     const { userId, recipient: to, amount, decimals, token: symbol } = intent;
     const wallet = await deps.orm.em.fork().findOne(SolanaWalletEntity, { userId });

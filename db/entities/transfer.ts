@@ -117,6 +117,11 @@ export const TransferEntity = defineEntity({
         timeoutSeconds: number;
       }>()
       .nullable(),
+    /**
+     * held_for_review: the case a monitoring rule opened for it (the workflow's input), kept so that a retry of the
+     * request after the workflow's start failed starts it with the same review. Null: no rule held it.
+     */
+    review: p.json<{ kind: string; detail: string }>().nullable(),
     /** Fee paid, in base units of the network's coin. */
     fee: p.string().length(80).nullable(),
     error: p.text().nullable(),

@@ -417,6 +417,7 @@ describe.each(testDatabases())('hot statements on $name', (kind) => {
           held ? 'held_for_review' : 'processing',
           1n,
           null,
+          null,
           now,
           now,
           ...freeLaneParams(held ? 0 : NONCE_LANES, 'POLYGON', from),

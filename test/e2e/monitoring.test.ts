@@ -131,6 +131,82 @@ describe.each(testDatabases())('transaction monitoring on $name', (kind) => {
     expect((await decide(held.caseId as string, 'reject', 'again')).status).toBe(200);
   });
 
+  it('keeps a held transfer held when its workflow did not start and the request is retried: nothing sent before a decision', async () => {
+    const to = Wallet.createRandom().address;
+    expect((await send(to, '50')).body.status).toMatch(INCLUDED); // 70,000 won
+    // The second to the same destination is held (structuring); the workflow's start fails once (Temporal unavailable).
+    const fields: TransferFields = { to_address: to, network: 'ETHEREUM', token: 'USDT', amount: '50' };
+    const key = randomUUID();
+    const request = { json: { pin: await transferPin(stack, PIN, fields, key), ...fields }, key };
+    const start = jest
+      .spyOn(stack.temporal.workflow, 'start')
+      .mockRejectedValueOnce(new Error('Temporal is unavailable'));
+    try {
+      expect((await callApi(stack, '/api/v1/transfer/crypto/execute', user, request)).status).toBeGreaterThanOrEqual(
+        500,
+      );
+    } finally {
+      start.mockRestore();
+    }
+    const recorded = await stack.orm.em
+      .fork()
+      .findOneOrFail(TransferEntity, { userId: user.userId, toAddress: to, status: 'held_for_review' });
+    expect(recorded.review).toMatchObject({ kind: 'structuring' });
+    // The retry (the same request, the same key) starts the workflow with the case, as the first attempt would have.
+    const retried = await callApi(stack, '/api/v1/transfer/crypto/execute', user, request);
+    expect([retried.status, retried.body.status, retried.body.transfer_id]).toEqual([
+      202,
+      'held_for_review',
+      recorded.transferId,
+    ]);
+    const held = await caseOf(recorded.transferId);
+    expect(held).toMatchObject({ kind: 'structuring', status: 'open' });
+    await new Promise((resolve) => setTimeout(resolve, 2000)); // a workflow that skipped the review would sign by now
+    expect(
+      (await stack.orm.em.fork().findOneOrFail(TransferEntity, { transferId: recorded.transferId })).userOpHash ?? null,
+    ).toBeNull();
+    expect(await balanceOf(to)).toBe(50_000_000n);
+    expect((await decide(held.caseId as string, 'approve', 'known counterpart')).status).toBe(200);
+    await waitFor(
+      async () => INCLUDED.test((await transferStatus(recorded.transferId)).status as string),
+      30_000,
+      'the approved transfer included',
+    );
+    expect(await balanceOf(to)).toBe(100_000_000n);
+  });
+
+  it('fails a held transfer whose workflow reaches signing without its review (one recorded before reviews were kept)', async () => {
+    const to = Wallet.createRandom().address;
+    expect((await send(to, '50')).body.status).toMatch(INCLUDED);
+    const fields: TransferFields = { to_address: to, network: 'ETHEREUM', token: 'USDT', amount: '50' };
+    const key = randomUUID();
+    const request = { json: { pin: await transferPin(stack, PIN, fields, key), ...fields }, key };
+    const start = jest
+      .spyOn(stack.temporal.workflow, 'start')
+      .mockRejectedValueOnce(new Error('Temporal is unavailable'));
+    try {
+      expect((await callApi(stack, '/api/v1/transfer/crypto/execute', user, request)).status).toBeGreaterThanOrEqual(
+        500,
+      );
+    } finally {
+      start.mockRestore();
+    }
+    const em = stack.orm.em.fork();
+    const recorded = await em.findOneOrFail(TransferEntity, {
+      userId: user.userId,
+      toAddress: to,
+      status: 'held_for_review',
+    });
+    await em.nativeUpdate(TransferEntity, { transferId: recorded.transferId }, { review: null });
+    // The retry starts the workflow without a review: the worker refuses to sign a transfer still held.
+    const retried = await callApi(stack, '/api/v1/transfer/crypto/execute', user, request);
+    expect(retried.status).toBe(422);
+    expect(JSON.stringify(retried.body)).toContain('held for a compliance review');
+    const row = await stack.orm.em.fork().findOneOrFail(TransferEntity, { transferId: recorded.transferId });
+    expect([row.status, row.userOpHash ?? null, row.nonceLane ?? null]).toEqual(['failed', null, null]);
+    expect(await balanceOf(to)).toBe(50_000_000n);
+  });
+
   it('holds a fan-out (the third new recipient in a day) until approved, then sends it once', async () => {
     const recipients = [Wallet.createRandom().address, Wallet.createRandom().address];
     for (const to of recipients) expect((await send(to, '10')).body.status).toMatch(INCLUDED);

@@ -49,6 +49,7 @@ import { Migration20261202120000SolanaSwaps as PgSolanaSwaps } from './Migration
 import { Migration20261203020000TransferFinalityWatchIndex as PgTransferFinalityWatchIndex } from './Migration20261203020000TransferFinalityWatchIndex';
 import { Migration20261203120000IdentityRequests as PgIdentityRequests } from './Migration20261203120000IdentityRequests';
 import { Migration20261204230000SessionNotificationsOnChange as PgSessionNotificationsOnChange } from './Migration20261204230000SessionNotificationsOnChange';
+import { Migration20261205050000TransferReview as PgTransferReview } from './Migration20261205050000TransferReview';
 
 /** The postgresql migrations in the order they apply (each file of this folder named here once). */
 export const MIGRATIONS: MigrationObject[] = [
@@ -103,4 +104,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261203020000TransferFinalityWatchIndex', class: PgTransferFinalityWatchIndex },
   { name: 'Migration20261203120000IdentityRequests', class: PgIdentityRequests },
   { name: 'Migration20261204230000SessionNotificationsOnChange', class: PgSessionNotificationsOnChange },
+  { name: 'Migration20261205050000TransferReview', class: PgTransferReview },
 ];

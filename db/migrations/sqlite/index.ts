@@ -44,6 +44,7 @@ import { Migration20261202060000Swaps as SqliteSwaps } from './Migration20261202
 import { Migration20261202120000SolanaSwaps as SqliteSolanaSwaps } from './Migration20261202120000SolanaSwaps';
 import { Migration20261203020000TransferFinalityWatchIndex as SqliteTransferFinalityWatchIndex } from './Migration20261203020000TransferFinalityWatchIndex';
 import { Migration20261203120000IdentityRequests as SqliteIdentityRequests } from './Migration20261203120000IdentityRequests';
+import { Migration20261205050000TransferReview as SqliteTransferReview } from './Migration20261205050000TransferReview';
 
 /** The sqlite migrations in the order they apply (each file of this folder named here once). */
 export const MIGRATIONS: MigrationObject[] = [
@@ -92,4 +93,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261202120000SolanaSwaps', class: SqliteSolanaSwaps },
   { name: 'Migration20261203020000TransferFinalityWatchIndex', class: SqliteTransferFinalityWatchIndex },
   { name: 'Migration20261203120000IdentityRequests', class: SqliteIdentityRequests },
+  { name: 'Migration20261205050000TransferReview', class: SqliteTransferReview },
 ];
