@@ -131,10 +131,12 @@ describe.each(testDatabases())('transaction monitoring on $name', (kind) => {
     expect((await decide(held.caseId as string, 'reject', 'again')).status).toBe(200);
   });
 
-  it('keeps a held transfer held when its workflow did not start and the request is retried: nothing sent before a decision', async () => {
-    const to = Wallet.createRandom().address;
+  /**
+   * A transfer held for structuring (the second to one destination) whose workflow's start fails once (Temporal
+   * unavailable): the request answers 5xx with the transfer recorded held. Answers the request, to be retried as is.
+   */
+  const heldWithoutWorkflow = async (to: string) => {
     expect((await send(to, '50')).body.status).toMatch(INCLUDED); // 70,000 won
-    // The second to the same destination is held (structuring); the workflow's start fails once (Temporal unavailable).
     const fields: TransferFields = { to_address: to, network: 'ETHEREUM', token: 'USDT', amount: '50' };
     const key = randomUUID();
     const request = { json: { pin: await transferPin(stack, PIN, fields, key), ...fields }, key };
@@ -142,15 +144,20 @@ describe.each(testDatabases())('transaction monitoring on $name', (kind) => {
       .spyOn(stack.temporal.workflow, 'start')
       .mockRejectedValueOnce(new Error('Temporal is unavailable'));
     try {
-      expect((await callApi(stack, '/api/v1/transfer/crypto/execute', user, request)).status).toBeGreaterThanOrEqual(
-        500,
-      );
+      const first = await callApi(stack, '/api/v1/transfer/crypto/execute', user, request);
+      expect(first.status).toBeGreaterThanOrEqual(500);
     } finally {
       start.mockRestore();
     }
     const recorded = await stack.orm.em
       .fork()
       .findOneOrFail(TransferEntity, { userId: user.userId, toAddress: to, status: 'held_for_review' });
+    return { request, recorded };
+  };
+
+  it('keeps a held transfer held when its workflow did not start and the request is retried: nothing sent before a decision', async () => {
+    const to = Wallet.createRandom().address;
+    const { request, recorded } = await heldWithoutWorkflow(to);
     expect(recorded.review).toMatchObject({ kind: 'structuring' });
     // The retry (the same request, the same key) starts the workflow with the case, as the first attempt would have.
     const retried = await callApi(stack, '/api/v1/transfer/crypto/execute', user, request);
@@ -177,27 +184,8 @@ describe.each(testDatabases())('transaction monitoring on $name', (kind) => {
 
   it('fails a held transfer whose workflow reaches signing without its review (one recorded before reviews were kept)', async () => {
     const to = Wallet.createRandom().address;
-    expect((await send(to, '50')).body.status).toMatch(INCLUDED);
-    const fields: TransferFields = { to_address: to, network: 'ETHEREUM', token: 'USDT', amount: '50' };
-    const key = randomUUID();
-    const request = { json: { pin: await transferPin(stack, PIN, fields, key), ...fields }, key };
-    const start = jest
-      .spyOn(stack.temporal.workflow, 'start')
-      .mockRejectedValueOnce(new Error('Temporal is unavailable'));
-    try {
-      expect((await callApi(stack, '/api/v1/transfer/crypto/execute', user, request)).status).toBeGreaterThanOrEqual(
-        500,
-      );
-    } finally {
-      start.mockRestore();
-    }
-    const em = stack.orm.em.fork();
-    const recorded = await em.findOneOrFail(TransferEntity, {
-      userId: user.userId,
-      toAddress: to,
-      status: 'held_for_review',
-    });
-    await em.nativeUpdate(TransferEntity, { transferId: recorded.transferId }, { review: null });
+    const { request, recorded } = await heldWithoutWorkflow(to);
+    await stack.orm.em.fork().nativeUpdate(TransferEntity, { transferId: recorded.transferId }, { review: null });
     // The retry starts the workflow without a review: the worker refuses to sign a transfer still held.
     const retried = await callApi(stack, '/api/v1/transfer/crypto/execute', user, request);
     expect(retried.status).toBe(422);
