@@ -1,5 +1,8 @@
+import { ApplicationFailure } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
-import { PayoutEntity, PinApprovalEntity, WebauthnChallengeEntity } from '../db/entities';
+import { PayoutEntity, PinApprovalEntity, TransferEntity, WebauthnChallengeEntity } from '../db/entities';
+import { changeTransfer, transferById } from '../db/transfer-changes';
+import { TransferFailure } from '../platform/failures';
 import { clock } from '../platform/clock';
 
 export interface HousekeepingActivityDeps {
@@ -14,6 +17,19 @@ export const EXPIRED_CHALLENGE_KEPT_SECONDS = 3600;
 
 /** How old an unfinished payout must be before the sweep looks for its workflow (its request has long answered). */
 export const UNSTARTED_PAYOUT_SECONDS = 120;
+
+/**
+ * How old an unsigned transfer must be before the sweep looks for its workflow: the request that recorded it started
+ * the workflow right after, or answered 5xx (a retry with its Idempotency-Key starts it then).
+ */
+export const UNSTARTED_TRANSFER_SECONDS = 120;
+
+/** How many transfers the sweep looks at per activity call (it pages through all of them). */
+export const UNSTARTED_TRANSFER_PAGE = 100;
+
+/** Why the sweep failed a transfer, as its `error` and its transfer.failed event say. */
+export const UNSTARTED_TRANSFER_ERROR =
+  'the request that recorded this transfer failed before the transfer was started, and was not retried: nothing was sent';
 
 /** Rows past their use, deleted on the worker's housekeeping schedule (worker/schedules.ts). */
 export const createHousekeepingActivities = ({ orm }: HousekeepingActivityDeps) => ({
@@ -45,6 +61,63 @@ export const createHousekeepingActivities = ({ orm }: HousekeepingActivityDeps) 
         { fields: ['payoutId', 'userId'], orderBy: { createdAt: 'asc' }, limit: 100 },
       );
     return payouts.map((p) => ({ payoutId: p.payoutId, userId: p.userId }));
+  },
+
+  /**
+   * Transfers recorded more than UNSTARTED_TRANSFER_SECONDS ago that were never signed (held for review, or processing
+   * with neither a user operation's hash nor a transaction's): the housekeeping workflow fails each one that has no
+   * workflow (the others answer that theirs runs or ran). By transfer id, UNSTARTED_TRANSFER_PAGE at a time after
+   * `after`; `next` is the page's last id while there may be more.
+   */
+  async unstartedTransferCandidates(input: { after?: string }): Promise<{
+    transfers: Array<{ transferId: string; userId: string; networkId: string }>;
+    next: string | null;
+  }> {
+    const before = new Date(clock.now() - UNSTARTED_TRANSFER_SECONDS * 1000);
+    const transfers = await orm.em.fork().find(
+      TransferEntity,
+      {
+        status: { $in: ['held_for_review', 'processing'] },
+        userOpHash: null,
+        txHash: null,
+        createdAt: { $lt: before },
+        ...(input.after !== undefined ? { transferId: { $gt: input.after } } : {}),
+      },
+      {
+        fields: ['transferId', 'userId', 'networkId'],
+        orderBy: { transferId: 'asc' },
+        limit: UNSTARTED_TRANSFER_PAGE,
+      },
+    );
+    return {
+      transfers: transfers.map((t) => ({ transferId: t.transferId, userId: t.userId, networkId: t.networkId })),
+      next: transfers.length === UNSTARTED_TRANSFER_PAGE ? transfers.at(-1)!.transferId : null,
+    };
+  },
+
+  /**
+   * Fails a transfer whose workflow never started, run by the workflow the sweep starts under the transfer's own
+   * workflow id (so no request's retry can start it meanwhile): its funds and its nonce lane are free again and it gets
+   * its transfer.failed event. One already failed answers as it is; one signed, sent or final is refused (not
+   * retried): a workflow did run it, and what it sent is the chain's to say.
+   */
+  async failUnstartedTransfer(input: { transferId: string }): Promise<{ error: string }> {
+    const em = orm.em.fork();
+    const transfer = await transferById(em, input.transferId);
+    if (transfer.status === 'failed') return { error: transfer.error ?? UNSTARTED_TRANSFER_ERROR };
+    if (transfer.userOpHash || transfer.txHash || !['held_for_review', 'processing'].includes(transfer.status))
+      throw ApplicationFailure.create({
+        type: TransferFailure.TransferRefused,
+        message: `transfer ${input.transferId} is ${transfer.status} and was signed: it is not failed by the sweep`,
+        nonRetryable: true,
+      });
+    await changeTransfer(em, {
+      transferId: input.transferId,
+      from: ['held_for_review', 'processing'],
+      set: { status: 'failed', txHash: null, fee: null, error: UNSTARTED_TRANSFER_ERROR, nonceLane: null },
+      event: { type: 'transfer.failed', error: UNSTARTED_TRANSFER_ERROR },
+    });
+    return { error: UNSTARTED_TRANSFER_ERROR };
   },
 });
 

@@ -124,6 +124,8 @@ export const ACTIVITY_CAPABILITY = {
   moveTestClock: 'core',
   deleteExpiredChallenges: 'core',
   unstartedPayoutCandidates: 'core',
+  unstartedTransferCandidates: 'core',
+  failUnstartedTransfer: 'core',
 } as const satisfies Record<ActivityName, Capability | 'core'>;
 
 /** The task queue of a capability's activities, beside the workflows' queue. */

@@ -1,7 +1,7 @@
 import { ParentClosePolicy, patched, startChild } from '@temporalio/workflow';
 import { proxyCapabilityActivities } from './capabilities';
 import type { HousekeepingActivities } from '../activities/housekeeping';
-import { payoutWorkflowId } from './messages';
+import { NetworkIdSA, UserIdSA, payoutWorkflowId, transferWorkflowId, type TransferOutcome } from './messages';
 import { payoutWorkflow } from './payout';
 
 const housekeeping = proxyCapabilityActivities<HousekeepingActivities>({
@@ -9,16 +9,38 @@ const housekeeping = proxyCapabilityActivities<HousekeepingActivities>({
   retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 5 },
 });
 
+/**
+ * The failure of an unstarted transfer, retried until it is recorded: its workflow holds the transfer's workflow id,
+ * which no later sweep can take again, so giving up would leave the transfer reserved for good.
+ */
+const failing = proxyCapabilityActivities<Pick<HousekeepingActivities, 'failUnstartedTransfer'>>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+});
+
 /** Patch: the sweep also starts the workflow of a payout whose start was lost. */
 const PAYOUT_SWEEP = 'housekeeping-payout-sweep';
+/** Patch: the sweep also fails a transfer whose workflow never started. */
+const TRANSFER_SWEEP = 'housekeeping-transfer-sweep';
+
+/** Whether a child's start failed because a workflow of that id runs or ran. */
+const alreadyStarted = (error: unknown): boolean =>
+  error instanceof Error && error.name === 'WorkflowExecutionAlreadyStartedError';
 
 /**
  * One sweep, run by the schedule housekeeping every hour (worker/schedules.ts): WebAuthn challenges an hour past their
- * expiry (and used PIN approvals past theirs) are deleted, and a payout accepted (its amount out of the balance) whose workflow never started (the API
- * process gone between the two) gets its workflow payout-<id>: no won is left in transit with nobody asking the bank.
- * A sweep that fails through its attempts is the next hour's to do.
+ * expiry (and used PIN approvals past theirs) are deleted; a payout accepted (its amount out of the balance) whose
+ * workflow never started (the API process gone between the two) gets its workflow payout-<id>: no won is left in
+ * transit with nobody asking the bank; a transfer recorded (its amount reserved, its nonce lane held) whose workflow
+ * never started and whose request was not retried is failed by unstartedTransferWorkflow under its own id
+ * transfer-<id>, nothing signed. The transfer is not sent late: its request answered an error, and the person may
+ * have sent it again since. A sweep that fails through its attempts is the next hour's to do.
  */
-export async function housekeepingWorkflow(): Promise<{ expiredChallengesDeleted: number; payoutsResumed?: number }> {
+export async function housekeepingWorkflow(): Promise<{
+  expiredChallengesDeleted: number;
+  payoutsResumed?: number;
+  transfersFailed?: number;
+}> {
   const { deleted } = await housekeeping.deleteExpiredChallenges();
   if (!patched(PAYOUT_SWEEP)) return { expiredChallengesDeleted: deleted };
   let resumed = 0;
@@ -33,8 +55,45 @@ export async function housekeepingWorkflow(): Promise<{ expiredChallengesDeleted
       resumed += 1;
     } catch (error) {
       // Its workflow runs (or ran): nothing to do.
-      if (!(error instanceof Error && error.name === 'WorkflowExecutionAlreadyStartedError')) throw error;
+      if (!alreadyStarted(error)) throw error;
     }
   }
-  return { expiredChallengesDeleted: deleted, payoutsResumed: resumed };
+  if (!patched(TRANSFER_SWEEP)) return { expiredChallengesDeleted: deleted, payoutsResumed: resumed };
+  let failed = 0;
+  let after: string | null = null;
+  do {
+    const page: { transfers: Array<{ transferId: string; userId: string; networkId: string }>; next: string | null } =
+      await housekeeping.unstartedTransferCandidates(after === null ? {} : { after });
+    for (const transfer of page.transfers) {
+      try {
+        // The transfer's own workflow id: a retry of its request that comes now finds it taken and answers its outcome.
+        await startChild(unstartedTransferWorkflow, {
+          workflowId: transferWorkflowId(transfer.transferId),
+          args: [{ transferId: transfer.transferId }],
+          parentClosePolicy: ParentClosePolicy.ABANDON,
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          typedSearchAttributes: [
+            { key: UserIdSA, value: transfer.userId },
+            { key: NetworkIdSA, value: transfer.networkId },
+          ],
+        });
+        failed += 1;
+      } catch (error) {
+        // Its workflow runs (or ran): nothing to do.
+        if (!alreadyStarted(error)) throw error;
+      }
+    }
+    after = page.next;
+  } while (after !== null);
+  return { expiredChallengesDeleted: deleted, payoutsResumed: resumed, transfersFailed: failed };
+}
+
+/**
+ * A transfer whose workflow never started, failed by the housekeeping sweep under the transfer's workflow id
+ * (transfer-<id>): nothing was signed, its amount and nonce lane are free again. Its result is a transfer's outcome, so
+ * a retry of the transfer's request answers it as it answers any failed transfer.
+ */
+export async function unstartedTransferWorkflow(input: { transferId: string }): Promise<TransferOutcome> {
+  const { error } = await failing.failUnstartedTransfer(input);
+  return { status: 'failed', txHash: null, fee: null, error };
 }

@@ -26,4 +26,4 @@ export { accountRecoveryWorkflow } from './account-recovery';
 export { accountUpgradeWorkflow, recoveryCancelWorkflow } from './account-upgrade';
 export { sanctionsListRefreshWorkflow, travelRuleAnswerWorkflow, codeMemberKeysWorkflow } from './compliance';
 export { testClockMoveWorkflow } from './test-clock';
-export { housekeepingWorkflow } from './housekeeping';
+export { housekeepingWorkflow, unstartedTransferWorkflow } from './housekeeping';

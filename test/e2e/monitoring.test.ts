@@ -12,6 +12,9 @@ import { bearer } from '../helpers/wallet';
 import { waitFor } from '../helpers/processes';
 import { EventEntity, TransferEntity } from '../../db/entities';
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
+import { housekeepingWorkflow } from '../../workflows/housekeeping';
+import { transferWorkflowId } from '../../workflows/messages';
+import { UNSTARTED_TRANSFER_ERROR, UNSTARTED_TRANSFER_SECONDS } from '../../activities/housekeeping';
 
 /**
  * Transaction monitoring end to end on a real chain: rules hold a transfer (held_for_review, funds reserved) and open
@@ -193,6 +196,82 @@ describe.each(testDatabases())('transaction monitoring on $name', (kind) => {
     const row = await stack.orm.em.fork().findOneOrFail(TransferEntity, { transferId: recorded.transferId });
     expect([row.status, row.userOpHash ?? null, row.nonceLane ?? null]).toEqual(['failed', null, null]);
     expect(await balanceOf(to)).toBe(50_000_000n);
+  });
+
+  it('fails, on the housekeeping run, transfers whose workflow never started and whose request was not retried: nothing sent, lanes free', async () => {
+    // A plain transfer (the first to its recipient) recorded, its workflow's start failed (the api gone, for all it knows).
+    const plainTo = Wallet.createRandom().address;
+    const fields: TransferFields = { to_address: plainTo, network: 'ETHEREUM', token: 'USDT', amount: '10' };
+    const key = randomUUID();
+    const start = jest
+      .spyOn(stack.temporal.workflow, 'start')
+      .mockImplementation(() => Promise.reject(new Error('Temporal is unavailable')));
+    let plainRequest: { json: Record<string, unknown>; key: string };
+    try {
+      plainRequest = { json: { pin: await transferPin(stack, PIN, fields, key), ...fields }, key };
+      expect(
+        (await callApi(stack, '/api/v1/transfer/crypto/execute', user, plainRequest)).status,
+      ).toBeGreaterThanOrEqual(500);
+    } finally {
+      start.mockRestore();
+    }
+    const plain = await stack.orm.em.fork().findOneOrFail(TransferEntity, { userId: user.userId, toAddress: plainTo });
+    expect([plain.status, plain.nonceLane]).toEqual(['processing', expect.any(Number)]);
+    // One held for structuring, its start failed, never retried; a third to the same recipient held with its workflow
+    // started (its case open). (A third recipient of the day would be held as a fan-out.)
+    const to = Wallet.createRandom().address;
+    const { recorded: held } = await heldWithoutWorkflow(to);
+    const third = await send(to, '50');
+    expect([third.status, third.body.status]).toEqual([202, 'held_for_review']);
+    const retried = { transferId: third.body.transfer_id as string };
+    const openCase = await caseOf(retried.transferId);
+    const ids = [plain.transferId, held.transferId, retried.transferId];
+    const rows = async () =>
+      Promise.all(
+        ids.map(async (transferId) => {
+          const t = await stack.orm.em.fork().findOneOrFail(TransferEntity, { transferId });
+          return [t.status, t.userOpHash ?? null, t.nonceLane ?? null];
+        }),
+      );
+    const sweep = () =>
+      stack.temporal.workflow.execute(housekeepingWorkflow, {
+        taskQueue: stack.taskQueue,
+        workflowId: `housekeeping-test-${randomUUID()}`,
+      });
+    // Minutes younger than UNSTARTED_TRANSFER_SECONDS: its request may still be retried, the sweep leaves them.
+    await sweep();
+    expect((await rows()).map(([status]) => status)).toEqual(['processing', 'held_for_review', 'held_for_review']);
+    const aged = new Date(Date.now() - (UNSTARTED_TRANSFER_SECONDS + 60) * 1000);
+    await stack.orm.em.fork().nativeUpdate(TransferEntity, { transferId: { $in: ids } }, { createdAt: aged });
+    expect((await sweep()).transfersFailed).toBe(2);
+    // Each failed by a workflow under the transfer's own id (the sweep starts them and goes on).
+    for (const transferId of [plain.transferId, held.transferId])
+      expect(await stack.temporal.workflow.getHandle(transferWorkflowId(transferId)).result()).toMatchObject({
+        status: 'failed',
+        error: UNSTARTED_TRANSFER_ERROR,
+      });
+    expect(await rows()).toEqual([
+      ['failed', null, null],
+      ['failed', null, null],
+      ['held_for_review', null, null],
+    ]);
+    const failedView = await transferStatus(plain.transferId);
+    expect([failedView.status, failedView.error]).toEqual(['failed', UNSTARTED_TRANSFER_ERROR]);
+    expect(await stack.orm.em.fork().count(EventEntity, { type: 'transfer.failed', resourceId: { $in: ids } })).toBe(2);
+    // Its request retried now answers the failure: nothing is sent late.
+    const late = await callApi(stack, '/api/v1/transfer/crypto/execute', user, plainRequest!);
+    expect([late.status, late.body.status, late.body.transfer_id]).toEqual([200, 'failed', plain.transferId]);
+    expect(await balanceOf(plainTo)).toBe(0n);
+    // The next sweep finds their workflows ran: nothing more; the held one still waits for its operator.
+    expect((await sweep()).transfersFailed).toBe(0);
+    expect(await stack.orm.em.fork().count(EventEntity, { type: 'transfer.failed', resourceId: { $in: ids } })).toBe(2);
+    expect((await caseOf(retried.transferId)).status).toBe('open');
+    expect((await decide(openCase.caseId as string, 'approve', 'known counterpart')).status).toBe(200);
+    await waitFor(
+      async () => INCLUDED.test((await transferStatus(retried.transferId)).status as string),
+      30_000,
+      'the approved transfer included',
+    );
   });
 
   it('holds a fan-out (the third new recipient in a day) until approved, then sends it once', async () => {

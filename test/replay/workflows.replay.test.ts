@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Worker } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { execFileSync } from 'node:child_process';
 import { resolveTemporalCli } from '../../dev/temporal-cli';
@@ -24,6 +25,7 @@ import { fundedUser } from '../helpers/transfers';
 import { bankSettings, callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
 import { closeAccountBody, encryptPin, ensurePin, transferPin } from '../helpers/pin';
 import { swapRequest } from '@wallet-service/client';
+import { housekeepingWorkflow } from '../../workflows/housekeeping';
 import { enrolPasskey } from '../helpers/passkeys';
 import { verifyEmail } from '../helpers/mail';
 import { parseEther } from 'ethers';
@@ -124,6 +126,9 @@ describe('workflow histories', () => {
         'transfer-watched.json',
         'transfer-version-2.json',
         'finality-watch-reorged.json',
+        'housekeeping-payout-resumed.json',
+        'housekeeping-transfer-failed.json',
+        'unstarted-transfer-failed.json',
       ]),
     );
   });
@@ -184,6 +189,18 @@ async function payOut(
   });
   if (answer.status !== 202) throw new Error(`payout: ${answer.status} ${JSON.stringify(answer.body)}`);
   return answer.body.payout_id as string;
+}
+
+/** Makes the stack's client fail to start any workflow whose id begins with `prefix`, until restored. */
+function failStartsOf(stack: { temporal: Client }, prefix: string) {
+  const start = stack.temporal.workflow.start.bind(stack.temporal.workflow);
+  return jest
+    .spyOn(stack.temporal.workflow, 'start')
+    .mockImplementation((workflow, options) =>
+      options.workflowId.startsWith(prefix)
+        ? Promise.reject(new Error('Temporal is unavailable'))
+        : start(workflow, options),
+    );
 }
 
 /** Writes a workflow's history (historyJson) as the fixture `name`. */
@@ -651,6 +668,63 @@ if (process.env.RECORD_HISTORIES) {
       expect(closing.status).toBe(202);
       await stack.temporal.workflow.getHandle(accountClosureWorkflowId(user.userId)).result();
       saveHistory(stack, accountClosureWorkflowId(user.userId), 'account-closure-paid-out');
+      await stack.stop();
+    });
+
+    it('records a housekeeping run that starts the workflow of a payout whose start was lost', async () => {
+      const stack = await startTestStack(testDatabases()[0]!, { env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY } });
+      const user = await registerUser(stack);
+      const account = await connectBankAccount(stack, user, await openBankAccount(stack, user.person, 100_000));
+      const chargeId = (
+        await callApi(stack, '/api/v1/charge/execute', user, {
+          json: { source: 'KB국민은행', amount: '30000', currency: 'KRW' },
+        })
+      ).body.charge_id as string;
+      await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
+      // The payout is accepted, its workflow's start fails (the API process gone between the two, as far as it knows).
+      const start = failStartsOf(stack, payoutWorkflowId(''));
+      const lost = await payOut(stack, user, account.bank_account_id, '4000').catch((e: Error) => e.message);
+      start.mockRestore();
+      expect(lost).toMatch(/^payout: 5/);
+      const aged = new Date(Date.now() - 5 * 60_000);
+      await stack.orm.em.fork().nativeUpdate(PayoutEntity, { userId: user.userId }, { createdAt: aged });
+      const workflowId = `housekeeping-replay-${randomUUID()}`;
+      const swept = await stack.temporal.workflow.execute(housekeepingWorkflow, {
+        taskQueue: stack.taskQueue,
+        workflowId,
+      });
+      expect(swept.payoutsResumed).toBe(1);
+      saveHistory(stack, workflowId, 'housekeeping-payout-resumed');
+      await stack.stop();
+    });
+
+    it('records a housekeeping run that fails a transfer whose workflow never started, and that failure', async () => {
+      const stack = await startTestStack(testDatabases()[0]!, {
+        chains: true,
+        env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY },
+      });
+      const { user } = await fundedUser(stack, '482915', '0');
+      const fields = { to_address: Wallet.createRandom().address, network: 'ETHEREUM', token: 'ETH', amount: '0.1' };
+      const key = randomUUID();
+      const start = failStartsOf(stack, transferWorkflowId(''));
+      const answer = await callApi(stack, '/api/v1/transfer/crypto/execute', user, {
+        json: { ...fields, pin: await transferPin(stack, '482915', fields, key) },
+        key,
+      });
+      start.mockRestore();
+      expect(answer.status).toBeGreaterThanOrEqual(500);
+      const aged = new Date(Date.now() - 5 * 60_000);
+      await stack.orm.em.fork().nativeUpdate(TransferEntity, { userId: user.userId }, { createdAt: aged });
+      const { transferId } = await stack.orm.em.fork().findOneOrFail(TransferEntity, { userId: user.userId });
+      const workflowId = `housekeeping-replay-${randomUUID()}`;
+      const swept = await stack.temporal.workflow.execute(housekeepingWorkflow, {
+        taskQueue: stack.taskQueue,
+        workflowId,
+      });
+      expect(swept.transfersFailed).toBe(1);
+      expect((await stack.temporal.workflow.getHandle(transferWorkflowId(transferId)).result()).status).toBe('failed');
+      saveHistory(stack, workflowId, 'housekeeping-transfer-failed');
+      saveHistory(stack, transferWorkflowId(transferId), 'unstarted-transfer-failed');
       await stack.stop();
     });
 
