@@ -1,6 +1,12 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
-import { PayoutEntity, PinApprovalEntity, TransferEntity, WebauthnChallengeEntity } from '../db/entities';
+import {
+  ComplianceCaseEntity,
+  PayoutEntity,
+  PinApprovalEntity,
+  TransferEntity,
+  WebauthnChallengeEntity,
+} from '../db/entities';
 import { changeTransfer, transferById } from '../db/transfer-changes';
 import { TransferFailure } from '../platform/failures';
 import { clock } from '../platform/clock';
@@ -29,7 +35,7 @@ export const UNSTARTED_TRANSFER_PAGE = 100;
 
 /** Why the sweep failed a transfer, as its `error` and its transfer.failed event say. */
 export const UNSTARTED_TRANSFER_ERROR =
-  'the request that recorded this transfer failed before the transfer was started, and was not retried: nothing was sent';
+  'no workflow ran this transfer (its request failed before starting one and was not retried): nothing was signed or sent';
 
 /** Rows past their use, deleted on the worker's housekeeping schedule (worker/schedules.ts). */
 export const createHousekeepingActivities = ({ orm }: HousekeepingActivityDeps) => ({
@@ -66,7 +72,8 @@ export const createHousekeepingActivities = ({ orm }: HousekeepingActivityDeps) 
   /**
    * Transfers recorded more than UNSTARTED_TRANSFER_SECONDS ago that were never signed (held for review, or processing
    * with neither a user operation's hash nor a transaction's): the housekeeping workflow fails each one that has no
-   * workflow (the others answer that theirs runs or ran). By transfer id, UNSTARTED_TRANSFER_PAGE at a time after
+   * workflow (the others answer that theirs runs or ran; a held one with a compliance case is left out, its workflow
+   * opened the case). By transfer id, UNSTARTED_TRANSFER_PAGE at a time after
    * `after`; `next` is the page's last id while there may be more.
    */
   async unstartedTransferCandidates(input: { after?: string }): Promise<{
@@ -74,7 +81,8 @@ export const createHousekeepingActivities = ({ orm }: HousekeepingActivityDeps) 
     next: string | null;
   }> {
     const before = new Date(clock.now() - UNSTARTED_TRANSFER_SECONDS * 1000);
-    const transfers = await orm.em.fork().find(
+    const em = orm.em.fork();
+    const transfers = await em.find(
       TransferEntity,
       {
         status: { $in: ['held_for_review', 'processing'] },
@@ -84,13 +92,24 @@ export const createHousekeepingActivities = ({ orm }: HousekeepingActivityDeps) 
         ...(input.after !== undefined ? { transferId: { $gt: input.after } } : {}),
       },
       {
-        fields: ['transferId', 'userId', 'networkId'],
+        fields: ['transferId', 'userId', 'networkId', 'status'],
         orderBy: { transferId: 'asc' },
         limit: UNSTARTED_TRANSFER_PAGE,
       },
     );
+    // A held transfer with a compliance case has a workflow: it opened the case (and waits for the operator).
+    const held = transfers.filter((t) => t.status === 'held_for_review').map((t) => t.transferId);
+    const reviewed = new Set(
+      held.length === 0
+        ? []
+        : (await em.find(ComplianceCaseEntity, { transferId: { $in: held } }, { fields: ['transferId'] })).map(
+            (c) => c.transferId,
+          ),
+    );
     return {
-      transfers: transfers.map((t) => ({ transferId: t.transferId, userId: t.userId, networkId: t.networkId })),
+      transfers: transfers
+        .filter((t) => !reviewed.has(t.transferId))
+        .map((t) => ({ transferId: t.transferId, userId: t.userId, networkId: t.networkId })),
       next: transfers.length === UNSTARTED_TRANSFER_PAGE ? transfers.at(-1)!.transferId : null,
     };
   },

@@ -465,6 +465,12 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
         screened.catch(() => undefined);
         throw refused('the transfer is held for a compliance review that no operator has approved');
       }
+      // Only a transfer still to be sent is signed: one failed (refused, rejected, failed by the housekeeping sweep)
+      // stays failed whatever workflow reaches here for it.
+      if (transfer.status !== 'processing') {
+        screened.catch(() => undefined);
+        throw refused(`the transfer is ${transfer.status}: nothing is signed for it`);
+      }
       // The service's key signs nothing for an account closed (or suspended) since the transfer was asked for (the
       // fence runs beside the signing's reads too).
       const active = userIsActive(orm, transfer.userId);

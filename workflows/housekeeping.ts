@@ -23,6 +23,9 @@ const PAYOUT_SWEEP = 'housekeeping-payout-sweep';
 /** Patch: the sweep also fails a transfer whose workflow never started. */
 const TRANSFER_SWEEP = 'housekeeping-transfer-sweep';
 
+/** How many pages of transfer candidates (UNSTARTED_TRANSFER_PAGE each) one sweep looks at. */
+const TRANSFER_SWEEP_PAGES = 10;
+
 /** Whether a child's start failed because a workflow of that id runs or ran. */
 const alreadyStarted = (error: unknown): boolean =>
   error instanceof Error && error.name === 'WorkflowExecutionAlreadyStartedError';
@@ -61,13 +64,16 @@ export async function housekeepingWorkflow(): Promise<{
   if (!patched(TRANSFER_SWEEP)) return { expiredChallengesDeleted: deleted, payoutsResumed: resumed };
   let failed = 0;
   let after: string | null = null;
-  do {
+  // Pages of candidates (most have a workflow: held for an operator, waiting on a Travel Rule answer or a chain), each
+  // page's children started together (one workflow task for the page, not one per transfer); at most
+  // TRANSFER_SWEEP_PAGES a run, so a run's history stays small; what is left is the next hour's.
+  for (let pages = 0; pages < TRANSFER_SWEEP_PAGES; pages += 1) {
     const page: { transfers: Array<{ transferId: string; userId: string; networkId: string }>; next: string | null } =
       await housekeeping.unstartedTransferCandidates(after === null ? {} : { after });
-    for (const transfer of page.transfers) {
-      try {
+    const starts = await Promise.allSettled(
+      page.transfers.map((transfer) =>
         // The transfer's own workflow id: a retry of its request that comes now finds it taken and answers its outcome.
-        await startChild(unstartedTransferWorkflow, {
+        startChild(unstartedTransferWorkflow, {
           workflowId: transferWorkflowId(transfer.transferId),
           args: [{ transferId: transfer.transferId }],
           parentClosePolicy: ParentClosePolicy.ABANDON,
@@ -76,15 +82,17 @@ export async function housekeepingWorkflow(): Promise<{
             { key: UserIdSA, value: transfer.userId },
             { key: NetworkIdSA, value: transfer.networkId },
           ],
-        });
-        failed += 1;
-      } catch (error) {
-        // Its workflow runs (or ran): nothing to do.
-        if (!alreadyStarted(error)) throw error;
-      }
+        }),
+      ),
+    );
+    for (const start of starts) {
+      if (start.status === 'fulfilled') failed += 1;
+      // Its workflow runs (or ran): nothing to do.
+      else if (!alreadyStarted(start.reason)) throw start.reason;
     }
     after = page.next;
-  } while (after !== null);
+    if (after === null) break;
+  }
   return { expiredChallengesDeleted: deleted, payoutsResumed: resumed, transfersFailed: failed };
 }
 

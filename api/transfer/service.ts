@@ -87,6 +87,9 @@ export const transferDigest = (body: TransferFields, idempotencyKey: string): st
     .update(JSON.stringify(transferApproval(body, idempotencyKey)))
     .digest('hex')}`;
 
+/** The statuses a transfer does not leave (a reorg's return to `submitted` is the worker's, not a request's). */
+const FINAL_STATUSES: ReadonlySet<string> = new Set(['confirmed', 'finalized', 'failed']);
+
 export class TransferService {
   private readonly checks: TransferCheck[];
 
@@ -148,6 +151,10 @@ export class TransferService {
         );
     }
     await approve();
+    // A transfer already final (sent and confirmed, or failed: refused, rejected by an operator, failed by the
+    // housekeeping sweep) is answered as it is and nothing is started for it again: past the namespace's retention
+    // Temporal has forgotten its workflow, and its id would be free for a second run.
+    if (recorded && FINAL_STATUSES.has(recorded.status)) return { final: true, transfer: this.view(recorded) };
     if (record) await record();
     await startOnce(() =>
       this.deps.temporal.workflow.start(transferWorkflow, {

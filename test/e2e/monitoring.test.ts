@@ -10,10 +10,11 @@ import { transferPin, type TransferFields } from '../helpers/pin';
 import { signInWithIdCard } from '../helpers/sign-in';
 import { bearer } from '../helpers/wallet';
 import { waitFor } from '../helpers/processes';
-import { EventEntity, TransferEntity } from '../../db/entities';
+import { EventEntity, IdempotencyRecordEntity, TransferEntity } from '../../db/entities';
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
 import { housekeepingWorkflow } from '../../workflows/housekeeping';
-import { transferWorkflowId } from '../../workflows/messages';
+import { TRANSFER_WORKFLOW_VERSION, transferWorkflowId } from '../../workflows/messages';
+import { transferWorkflow } from '../../workflows/transfer';
 import { UNSTARTED_TRANSFER_ERROR, UNSTARTED_TRANSFER_SECONDS } from '../../activities/housekeeping';
 
 /**
@@ -261,6 +262,34 @@ describe.each(testDatabases())('transaction monitoring on $name', (kind) => {
     // Its request retried now answers the failure: nothing is sent late.
     const late = await callApi(stack, '/api/v1/transfer/crypto/execute', user, plainRequest!);
     expect([late.status, late.body.status, late.body.transfer_id]).toEqual([200, 'failed', plain.transferId]);
+    expect(await balanceOf(plainTo)).toBe(0n);
+    // Past the namespace's retention Temporal forgets the failing workflow and its id is free: a retry still starts
+    // nothing, and a workflow started for the failed transfer anyway signs nothing.
+    const forgotten = stack.temporal.workflow.getHandle(transferWorkflowId(plain.transferId));
+    await stack.temporal.workflowService.deleteWorkflowExecution({
+      namespace: stack.config.TEMPORAL_NAMESPACE,
+      workflowExecution: { workflowId: transferWorkflowId(plain.transferId) },
+    });
+    await waitFor(async () => (await forgotten.describe().catch(() => null)) === null, 30_000, 'the run deleted');
+    // And the key's stored answer is gone too (kept a day): the retry reaches the service.
+    await stack.orm.em.fork().nativeDelete(IdempotencyRecordEntity, { key: plainRequest!.key });
+    const afterRetention = await callApi(stack, '/api/v1/transfer/crypto/execute', user, plainRequest!);
+    expect([afterRetention.status, afterRetention.body.status]).toEqual([200, 'failed']);
+    expect(await forgotten.describe().catch(() => null)).toBeNull();
+    const rerun = await stack.temporal.workflow.execute(transferWorkflow, {
+      workflowId: transferWorkflowId(plain.transferId),
+      taskQueue: stack.taskQueue,
+      args: [
+        {
+          version: TRANSFER_WORKFLOW_VERSION,
+          transferId: plain.transferId,
+          userId: user.userId,
+          networkId: plain.networkId,
+        },
+      ],
+    });
+    expect(rerun).toMatchObject({ status: 'failed', refused: true, error: expect.stringContaining('is failed') });
+    expect((await rows())[0]).toEqual(['failed', null, null]);
     expect(await balanceOf(plainTo)).toBe(0n);
     // The next sweep finds their workflows ran: nothing more; the held one still waits for its operator.
     expect((await sweep()).transfersFailed).toBe(0);

@@ -671,32 +671,38 @@ if (process.env.RECORD_HISTORIES) {
       await stack.stop();
     });
 
-    it('records a housekeeping run that starts the workflow of a payout whose start was lost', async () => {
-      const stack = await startTestStack(testDatabases()[0]!, { env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY } });
-      const user = await registerUser(stack);
-      const account = await connectBankAccount(stack, user, await openBankAccount(stack, user.person, 100_000));
-      const chargeId = (
-        await callApi(stack, '/api/v1/charge/execute', user, {
-          json: { source: 'KB국민은행', amount: '30000', currency: 'KRW' },
-        })
-      ).body.charge_id as string;
-      await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
-      // The payout is accepted, its workflow's start fails (the API process gone between the two, as far as it knows).
-      const start = failStartsOf(stack, payoutWorkflowId(''));
-      const lost = await payOut(stack, user, account.bank_account_id, '4000').catch((e: Error) => e.message);
-      start.mockRestore();
-      expect(lost).toMatch(/^payout: 5/);
-      const aged = new Date(Date.now() - 5 * 60_000);
-      await stack.orm.em.fork().nativeUpdate(PayoutEntity, { userId: user.userId }, { createdAt: aged });
-      const workflowId = `housekeeping-replay-${randomUUID()}`;
-      const swept = await stack.temporal.workflow.execute(housekeepingWorkflow, {
-        taskQueue: stack.taskQueue,
-        workflowId,
-      });
-      expect(swept.payoutsResumed).toBe(1);
-      saveHistory(stack, workflowId, 'housekeeping-payout-resumed');
-      await stack.stop();
-    });
+    // A history from before the transfer sweep (patch housekeeping-transfer-sweep): recorded with the code before it (491c3fe), kept as it is
+    // (today's code would record the patched shape under its name).
+    const preTransferSweep = existsSync(join(DIR, 'housekeeping-payout-resumed.json')) ? it.skip : it;
+    preTransferSweep(
+      'records a housekeeping run that starts the workflow of a payout whose start was lost',
+      async () => {
+        const stack = await startTestStack(testDatabases()[0]!, { env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY } });
+        const user = await registerUser(stack);
+        const account = await connectBankAccount(stack, user, await openBankAccount(stack, user.person, 100_000));
+        const chargeId = (
+          await callApi(stack, '/api/v1/charge/execute', user, {
+            json: { source: 'KB국민은행', amount: '30000', currency: 'KRW' },
+          })
+        ).body.charge_id as string;
+        await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
+        // The payout is accepted, its workflow's start fails (the API process gone between the two, as far as it knows).
+        const start = failStartsOf(stack, payoutWorkflowId(''));
+        const lost = await payOut(stack, user, account.bank_account_id, '4000').catch((e: Error) => e.message);
+        start.mockRestore();
+        expect(lost).toMatch(/^payout: 5/);
+        const aged = new Date(Date.now() - 5 * 60_000);
+        await stack.orm.em.fork().nativeUpdate(PayoutEntity, { userId: user.userId }, { createdAt: aged });
+        const workflowId = `housekeeping-replay-${randomUUID()}`;
+        const swept = await stack.temporal.workflow.execute(housekeepingWorkflow, {
+          taskQueue: stack.taskQueue,
+          workflowId,
+        });
+        expect(swept.payoutsResumed).toBe(1);
+        saveHistory(stack, workflowId, 'housekeeping-payout-resumed');
+        await stack.stop();
+      },
+    );
 
     it('records a housekeeping run that fails a transfer whose workflow never started, and that failure', async () => {
       const stack = await startTestStack(testDatabases()[0]!, {
