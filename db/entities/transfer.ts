@@ -52,10 +52,10 @@ export type SolanaWallet = InferEntity<typeof SolanaWalletEntity>;
  * A crypto transfer to an external address, run by transfer-<id>: on EVM a user operation signed by the transfer key,
  * on Solana a transaction signed by the user's Solana key (its signature is the tx hash, known before it is sent).
  */
-/** A partial index (the same statement on both dialects): transfers held or processing with nothing signed. */
-export const UNSIGNED_INDEX =
-  'create index "transfers_unsigned_index" on "transfers" ("transfer_id") ' +
-  `where "status" in ('held_for_review', 'processing') and "user_op_hash" is null and "tx_hash" is null`;
+/** A partial index (the same statement on both dialects): transfers held or processing, not yet sent. */
+export const UNSENT_INDEX =
+  'create index "transfers_unsent_index" on "transfers" ("transfer_id") ' +
+  `where "status" in ('held_for_review', 'processing')`;
 
 export const TransferEntity = defineEntity({
   name: 'Transfer',
@@ -65,8 +65,8 @@ export const TransferEntity = defineEntity({
   // A network's confirmed transfers, read by its finality watch every second.
   indexes: [
     { name: 'transfers_network_id_status_index', properties: ['networkId', 'status'] },
-    // The transfers not yet signed, read by the housekeeping sweep every hour (activities/housekeeping.ts).
-    { name: 'transfers_unsigned_index', expression: UNSIGNED_INDEX },
+    // The transfers not yet sent, read by the housekeeping sweep every hour (activities/housekeeping.ts).
+    { name: 'transfers_unsent_index', expression: UNSENT_INDEX },
   ],
   properties: (p) => ({
     transferId: p.string().primary().length(64),

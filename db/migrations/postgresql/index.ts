@@ -50,7 +50,7 @@ import { Migration20261203020000TransferFinalityWatchIndex as PgTransferFinality
 import { Migration20261203120000IdentityRequests as PgIdentityRequests } from './Migration20261203120000IdentityRequests';
 import { Migration20261204230000SessionNotificationsOnChange as PgSessionNotificationsOnChange } from './Migration20261204230000SessionNotificationsOnChange';
 import { Migration20261205050000TransferReview as PgTransferReview } from './Migration20261205050000TransferReview';
-import { Migration20261205080000TransferUnsignedIndex as PgTransferUnsignedIndex } from './Migration20261205080000TransferUnsignedIndex';
+import { Migration20261205080000TransferUnsentIndex as PgTransferUnsentIndex } from './Migration20261205080000TransferUnsentIndex';
 
 /** The postgresql migrations in the order they apply (each file of this folder named here once). */
 export const MIGRATIONS: MigrationObject[] = [
@@ -106,5 +106,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261203120000IdentityRequests', class: PgIdentityRequests },
   { name: 'Migration20261204230000SessionNotificationsOnChange', class: PgSessionNotificationsOnChange },
   { name: 'Migration20261205050000TransferReview', class: PgTransferReview },
-  { name: 'Migration20261205080000TransferUnsignedIndex', class: PgTransferUnsignedIndex },
+  { name: 'Migration20261205080000TransferUnsentIndex', class: PgTransferUnsentIndex },
 ];

@@ -45,7 +45,7 @@ import { Migration20261202120000SolanaSwaps as SqliteSolanaSwaps } from './Migra
 import { Migration20261203020000TransferFinalityWatchIndex as SqliteTransferFinalityWatchIndex } from './Migration20261203020000TransferFinalityWatchIndex';
 import { Migration20261203120000IdentityRequests as SqliteIdentityRequests } from './Migration20261203120000IdentityRequests';
 import { Migration20261205050000TransferReview as SqliteTransferReview } from './Migration20261205050000TransferReview';
-import { Migration20261205080000TransferUnsignedIndex as SqliteTransferUnsignedIndex } from './Migration20261205080000TransferUnsignedIndex';
+import { Migration20261205080000TransferUnsentIndex as SqliteTransferUnsentIndex } from './Migration20261205080000TransferUnsentIndex';
 
 /** The sqlite migrations in the order they apply (each file of this folder named here once). */
 export const MIGRATIONS: MigrationObject[] = [
@@ -95,5 +95,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261203020000TransferFinalityWatchIndex', class: SqliteTransferFinalityWatchIndex },
   { name: 'Migration20261203120000IdentityRequests', class: SqliteIdentityRequests },
   { name: 'Migration20261205050000TransferReview', class: SqliteTransferReview },
-  { name: 'Migration20261205080000TransferUnsignedIndex', class: SqliteTransferUnsignedIndex },
+  { name: 'Migration20261205080000TransferUnsentIndex', class: SqliteTransferUnsentIndex },
 ];
