@@ -10,7 +10,7 @@ import { transferPin, type TransferFields } from '../helpers/pin';
 import { signInWithIdCard } from '../helpers/sign-in';
 import { bearer } from '../helpers/wallet';
 import { waitFor } from '../helpers/processes';
-import { EventEntity, IdempotencyRecordEntity, TransferEntity } from '../../db/entities';
+import { EventEntity, TransferEntity } from '../../db/entities';
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
 import { housekeepingWorkflow } from '../../workflows/housekeeping';
 import { TRANSFER_WORKFLOW_VERSION, transferWorkflowId } from '../../workflows/messages';
@@ -263,34 +263,6 @@ describe.each(testDatabases())('transaction monitoring on $name', (kind) => {
     const late = await callApi(stack, '/api/v1/transfer/crypto/execute', user, plainRequest!);
     expect([late.status, late.body.status, late.body.transfer_id]).toEqual([200, 'failed', plain.transferId]);
     expect(await balanceOf(plainTo)).toBe(0n);
-    // Past the namespace's retention Temporal forgets the failing workflow and its id is free: a retry still starts
-    // nothing, and a workflow started for the failed transfer anyway signs nothing.
-    const forgotten = stack.temporal.workflow.getHandle(transferWorkflowId(plain.transferId));
-    await stack.temporal.workflowService.deleteWorkflowExecution({
-      namespace: stack.config.TEMPORAL_NAMESPACE,
-      workflowExecution: { workflowId: transferWorkflowId(plain.transferId) },
-    });
-    await waitFor(async () => (await forgotten.describe().catch(() => null)) === null, 30_000, 'the run deleted');
-    // And the key's stored answer is gone too (kept a day): the retry reaches the service.
-    await stack.orm.em.fork().nativeDelete(IdempotencyRecordEntity, { key: plainRequest!.key });
-    const afterRetention = await callApi(stack, '/api/v1/transfer/crypto/execute', user, plainRequest!);
-    expect([afterRetention.status, afterRetention.body.status]).toEqual([200, 'failed']);
-    expect(await forgotten.describe().catch(() => null)).toBeNull();
-    const rerun = await stack.temporal.workflow.execute(transferWorkflow, {
-      workflowId: transferWorkflowId(plain.transferId),
-      taskQueue: stack.taskQueue,
-      args: [
-        {
-          version: TRANSFER_WORKFLOW_VERSION,
-          transferId: plain.transferId,
-          userId: user.userId,
-          networkId: plain.networkId,
-        },
-      ],
-    });
-    expect(rerun).toMatchObject({ status: 'failed', refused: true, error: expect.stringContaining('is failed') });
-    expect((await rows())[0]).toEqual(['failed', null, null]);
-    expect(await balanceOf(plainTo)).toBe(0n);
     // The next sweep finds their workflows ran: nothing more; the held one still waits for its operator.
     expect((await sweep()).transfersFailed).toBe(0);
     expect(await stack.orm.em.fork().count(EventEntity, { type: 'transfer.failed', resourceId: { $in: ids } })).toBe(2);
@@ -301,6 +273,54 @@ describe.each(testDatabases())('transaction monitoring on $name', (kind) => {
       30_000,
       'the approved transfer included',
     );
+  });
+
+  it('sends nothing for a failed transfer Temporal no longer knows: its retry answers it, a workflow started for it signs nothing', async () => {
+    // What a failed transfer (refused, rejected by an operator, failed by the sweep) leaves once the namespace's
+    // retention removed its workflow's run and its key's stored answer expired: the row failed, its workflow id free.
+    const to = Wallet.createRandom().address;
+    const fields: TransferFields = { to_address: to, network: 'ETHEREUM', token: 'USDT', amount: '10' };
+    const key = randomUUID();
+    const request = { json: { pin: await transferPin(stack, PIN, fields, key), ...fields }, key };
+    const start = jest
+      .spyOn(stack.temporal.workflow, 'start')
+      .mockImplementation(() => Promise.reject(new Error('Temporal is unavailable')));
+    try {
+      expect((await callApi(stack, '/api/v1/transfer/crypto/execute', user, request)).status).toBeGreaterThanOrEqual(
+        500,
+      );
+    } finally {
+      start.mockRestore();
+    }
+    const { transferId, networkId } = await stack.orm.em
+      .fork()
+      .findOneOrFail(TransferEntity, { userId: user.userId, toAddress: to });
+    await stack.orm.em
+      .fork()
+      .nativeUpdate(
+        TransferEntity,
+        { transferId },
+        { status: 'failed', error: 'rejected by an operator', nonceLane: null },
+      );
+    // The retry (its first answer was a 5xx, so nothing was stored for the key) answers the failure and starts nothing.
+    const retried = await callApi(stack, '/api/v1/transfer/crypto/execute', user, request);
+    expect([retried.status, retried.body.status, retried.body.error]).toEqual([
+      200,
+      'failed',
+      'rejected by an operator',
+    ]);
+    const handle = stack.temporal.workflow.getHandle(transferWorkflowId(transferId));
+    expect(await handle.describe().catch(() => null)).toBeNull();
+    // A transfer workflow started for it anyway: the worker signs nothing for a transfer that is not processing.
+    const rerun = await stack.temporal.workflow.execute(transferWorkflow, {
+      workflowId: transferWorkflowId(transferId),
+      taskQueue: stack.taskQueue,
+      args: [{ version: TRANSFER_WORKFLOW_VERSION, transferId, userId: user.userId, networkId }],
+    });
+    expect(rerun).toMatchObject({ status: 'failed', refused: true, error: expect.stringContaining('is failed') });
+    const row = await stack.orm.em.fork().findOneOrFail(TransferEntity, { transferId });
+    expect([row.status, row.userOpHash ?? null, row.nonceLane ?? null]).toEqual(['failed', null, null]);
+    expect(await balanceOf(to)).toBe(0n);
   });
 
   it('holds a fan-out (the third new recipient in a day) until approved, then sends it once', async () => {
