@@ -73,8 +73,8 @@ export const createHousekeepingActivities = ({ orm }: HousekeepingActivityDeps) 
    * Transfers recorded more than UNSTARTED_TRANSFER_SECONDS ago that were never signed (held for review, or processing
    * with neither a user operation's hash nor a transaction's): the housekeeping workflow fails each one that has no
    * workflow (the others answer that theirs runs or ran; a held one with a compliance case is left out, its workflow
-   * opened the case). By transfer id, UNSTARTED_TRANSFER_PAGE at a time after
-   * `after`; `next` is the page's last id while there may be more.
+   * opened the case). By transfer id, UNSTARTED_TRANSFER_PAGE at a time after `after`; `next` is the page's last id
+   * while there may be more.
    */
   async unstartedTransferCandidates(input: { after?: string }): Promise<{
     transfers: Array<{ transferId: string; userId: string; networkId: string }>;
@@ -127,7 +127,7 @@ export const createHousekeepingActivities = ({ orm }: HousekeepingActivityDeps) 
     if (transfer.userOpHash || transfer.txHash || !['held_for_review', 'processing'].includes(transfer.status))
       throw ApplicationFailure.create({
         type: TransferFailure.TransferRefused,
-        message: `transfer ${input.transferId} is ${transfer.status} and was signed: it is not failed by the sweep`,
+        message: `transfer ${input.transferId} is ${transfer.status}${transfer.userOpHash || transfer.txHash ? ', signed' : ''}: the sweep fails only an unsigned transfer not yet sent`,
         nonRetryable: true,
       });
     await changeTransfer(em, {

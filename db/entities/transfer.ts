@@ -48,15 +48,15 @@ export const SolanaWalletEntity = defineEntity({
 });
 export type SolanaWallet = InferEntity<typeof SolanaWalletEntity>;
 
-/**
- * A crypto transfer to an external address, run by transfer-<id>: on EVM a user operation signed by the transfer key,
- * on Solana a transaction signed by the user's Solana key (its signature is the tx hash, known before it is sent).
- */
 /** A partial index (the same statement on both dialects): transfers held or processing, not yet sent. */
 export const UNSENT_INDEX =
   'create index "transfers_unsent_index" on "transfers" ("transfer_id") ' +
   `where "status" in ('held_for_review', 'processing')`;
 
+/**
+ * A crypto transfer to an external address, run by transfer-<id>: on EVM a user operation signed by the transfer key,
+ * on Solana a transaction signed by the user's Solana key (its signature is the tx hash, known before it is sent).
+ */
 export const TransferEntity = defineEntity({
   name: 'Transfer',
   tableName: 'transfers',

@@ -203,6 +203,19 @@ function failStartsOf(stack: { temporal: Client }, prefix: string) {
     );
 }
 
+/** A registered user with a bank account connected and `amount` won charged from it (its charge completed). */
+async function chargedUser(stack: Awaited<ReturnType<typeof startTestStack>>, amount: string) {
+  const user = await registerUser(stack);
+  const account = await connectBankAccount(stack, user, await openBankAccount(stack, user.person, 100_000));
+  const chargeId = (
+    await callApi(stack, '/api/v1/charge/execute', user, {
+      json: { source: 'KB국민은행', amount, currency: 'KRW' },
+    })
+  ).body.charge_id as string;
+  await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
+  return { user, account };
+}
+
 /** Writes a workflow's history (historyJson) as the fixture `name`. */
 function saveHistory(
   stack: { config: { TEMPORAL_ADDRESS: string; TEMPORAL_NAMESPACE: string } },
@@ -572,14 +585,7 @@ if (process.env.RECORD_HISTORIES) {
       await save(credentialRevocationWorkflowId(kyc.vcId), 'credential-revocation-completed');
 
       // Refused by the worker: a payout of the saver's balance is still in doubt at the bank.
-      const saver = await registerUser(stack);
-      const saverAccount = await connectBankAccount(stack, saver, await openBankAccount(stack, saver.person, 100_000));
-      const chargeId = (
-        await callApi(stack, '/api/v1/charge/execute', saver, {
-          json: { source: 'KB국민은행', amount: '1000', currency: 'KRW' },
-        })
-      ).body.charge_id as string;
-      await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
+      const { user: saver, account: saverAccount } = await chargedUser(stack, '1000');
       await ensurePin(stack, saver, TEST_PIN);
       await bankSettings(stack, { inDoubt: { times: 1, code: 'A0001', settleAfterMs: 60_000, outcome: 'completed' } });
       const pending = await payOut(stack, saver, saverAccount.bank_account_id, '1000');
@@ -626,14 +632,7 @@ if (process.env.RECORD_HISTORIES) {
         await stack.temporal.workflow.getHandle(payoutWorkflowId(payoutId)).result();
         saveHistory(stack, payoutWorkflowId(payoutId), name);
       };
-      const user = await registerUser(stack);
-      const account = await connectBankAccount(stack, user, await openBankAccount(stack, user.person, 100_000));
-      const chargeId = (
-        await callApi(stack, '/api/v1/charge/execute', user, {
-          json: { source: 'KB국민은행', amount: '30000', currency: 'KRW' },
-        })
-      ).body.charge_id as string;
-      await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
+      const { user: user, account: account } = await chargedUser(stack, '30000');
       await save(await payOut(stack, user, account.bank_account_id, '5000'), 'payout-completed');
       await bankSettings(stack, { depositLimits: { perTransferKrw: 1000 } });
       await save(await payOut(stack, user, account.bank_account_id, '2000'), 'payout-refused');
@@ -678,14 +677,7 @@ if (process.env.RECORD_HISTORIES) {
       'records a housekeeping run that starts the workflow of a payout whose start was lost',
       async () => {
         const stack = await startTestStack(testDatabases()[0]!, { env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY } });
-        const user = await registerUser(stack);
-        const account = await connectBankAccount(stack, user, await openBankAccount(stack, user.person, 100_000));
-        const chargeId = (
-          await callApi(stack, '/api/v1/charge/execute', user, {
-            json: { source: 'KB국민은행', amount: '30000', currency: 'KRW' },
-          })
-        ).body.charge_id as string;
-        await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
+        const { user: user, account: account } = await chargedUser(stack, '30000');
         // The payout is accepted, its workflow's start fails (the API process gone between the two, as far as it knows).
         const start = failStartsOf(stack, payoutWorkflowId(''));
         const lost = await payOut(stack, user, account.bank_account_id, '4000').catch((e: Error) => e.message);
