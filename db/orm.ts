@@ -45,8 +45,8 @@ export async function ormOptions(
   if (dialect === 'sqlite') {
     const file = databaseUrl.slice('sqlite:'.length);
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-    const { BetterSqliteDriver } = await import('@mikro-orm/better-sqlite');
-    return { ...common, driver: BetterSqliteDriver, dbName: file, pool: { min: 1, max: 1 } } as Options;
+    const { SqliteDriver } = await import('./sqlite-driver');
+    return { ...common, driver: SqliteDriver, dbName: file, pool: { min: 1, max: 1 } } as Options;
   }
   const { PostgreSqlDriver } = await import('@mikro-orm/postgresql');
   return {
