@@ -15,6 +15,7 @@ import type { UserOperation } from './user-operation';
 import { BundlerClient } from './bundler-client';
 import { withEstimatedGas, type SignatureShape } from './gas-estimate';
 import { entryPointNonce } from './entry-point';
+import { NativeBodyJsonRpcProvider } from './json-rpc-provider';
 
 /** Every user's account is salt 0 of its owner key: one account per owner per network, same address on all. */
 export const ACCOUNT_SALT = 0n;
@@ -55,7 +56,7 @@ export class ChainProviders {
     if (!provider) {
       const request = new FetchRequest(network.rpcUrl);
       request.timeout = this.timeoutMs;
-      provider = new JsonRpcProvider(request, network.chainId, { staticNetwork: true, pollingInterval: 250 });
+      provider = new NativeBodyJsonRpcProvider(request, network.chainId, { staticNetwork: true, pollingInterval: 250 });
       this.providers.set(network.networkId, provider);
     }
     return provider;
