@@ -1,4 +1,5 @@
-import { AbiCoder, Wallet, concat, getBytes, hashMessage, hexlify, keccak256, toBeHex, zeroPadValue } from 'ethers';
+import { Wallet, concat, getBytes, hashMessage, hexlify, toBeHex, zeroPadValue } from 'ethers';
+import { addressWord, bytes32Word, bytesHashWord, keccakHex, uintWord } from './abi-words';
 import { packUserOperation, type UserOperation } from './user-operation';
 
 /** Gas the paymaster's validation may use (an ecrecover and hashing the operation); it returns no context, so no postOp. */
@@ -30,7 +31,7 @@ export function sponsorshipValidUntil(paymasterAndData: string): number {
   return Number(BigInt(hexlify(bytes.slice(52, 58))));
 }
 
-/** WalletPaymaster.getHash(userOp, validUntil, validAfter), computed off chain. */
+/** WalletPaymaster.getHash(userOp, validUntil, validAfter), computed off chain (its abi.encode's words written directly). */
 export function sponsorshipHash(
   op: UserOperation,
   chainId: bigint | number,
@@ -39,37 +40,19 @@ export function sponsorshipHash(
   validAfter: number,
 ): string {
   const packed = packUserOperation({ ...op, paymasterAndData: staticFields(paymaster) });
-  return keccak256(
-    AbiCoder.defaultAbiCoder().encode(
-      [
-        'address',
-        'uint256',
-        'bytes32',
-        'bytes32',
-        'bytes32',
-        'uint256',
-        'uint256',
-        'bytes32',
-        'uint256',
-        'address',
-        'uint48',
-        'uint48',
-      ],
-      [
-        packed.sender,
-        packed.nonce,
-        keccak256(packed.initCode),
-        keccak256(packed.callData),
-        packed.accountGasLimits,
-        BigInt(concat([uint128(PAYMASTER_VERIFICATION_GAS), uint128(PAYMASTER_POST_OP_GAS)])),
-        packed.preVerificationGas,
-        packed.gasFees,
-        chainId,
-        paymaster,
-        validUntil,
-        validAfter,
-      ],
-    ),
+  return keccakHex(
+    addressWord(packed.sender) +
+      uintWord(packed.nonce) +
+      bytesHashWord(packed.initCode) +
+      bytesHashWord(packed.callData) +
+      bytes32Word(packed.accountGasLimits) +
+      uintWord((PAYMASTER_VERIFICATION_GAS << 128n) | PAYMASTER_POST_OP_GAS) +
+      uintWord(packed.preVerificationGas) +
+      bytes32Word(packed.gasFees) +
+      uintWord(chainId) +
+      addressWord(paymaster) +
+      uintWord(validUntil, 48) +
+      uintWord(validAfter, 48),
   );
 }
 

@@ -3,11 +3,12 @@ import {
   Signature,
   TypedDataEncoder,
   concat,
-  toBeHex,
-  zeroPadValue,
+  hexlify,
+  toUtf8Bytes,
   type TypedDataDomain,
   type TypedDataField,
 } from 'ethers';
+import { addressWord, bytes32Word, bytesHashWord, keccakHex, uintWord } from './abi-words';
 
 /** An ERC-4337 v0.8 user operation with its gas fields unpacked, as the service builds it. */
 export interface UserOperation {
@@ -38,7 +39,7 @@ export interface PackedUserOperation {
 }
 
 const pack128 = (high: bigint, low: bigint): string =>
-  concat([zeroPadValue(toBeHex(high), 16), zeroPadValue(toBeHex(low), 16)]);
+  `0x${uintWord(high, 128).slice(32)}${uintWord(low, 128).slice(32)}`;
 
 export function packUserOperation(op: UserOperation): PackedUserOperation {
   return {
@@ -75,10 +76,41 @@ export const userOperationDomain = (chainId: bigint | number, entryPoint: string
   verifyingContract: entryPoint,
 });
 
-/** The userOpHash, equal to EntryPoint.getUserOpHash(op). */
+/** keccak256 of PackedUserOperation's EIP-712 type, as ethers' encoder writes it from USER_OPERATION_TYPES. */
+const USER_OPERATION_TYPE_HASH = bytesHashWord(
+  hexlify(toUtf8Bytes(TypedDataEncoder.from(USER_OPERATION_TYPES).encodeType('PackedUserOperation'))),
+);
+/** Each network's domain separator, computed once (ethers' TypedDataEncoder.hashDomain). */
+const domainSeparators = new Map<string, string>();
+const domainSeparator = (chainId: bigint | number, entryPoint: string): string => {
+  const key = `${chainId}:${entryPoint.toLowerCase()}`;
+  let separator = domainSeparators.get(key);
+  if (!separator) {
+    separator = TypedDataEncoder.hashDomain(userOperationDomain(chainId, entryPoint)).slice(2);
+    domainSeparators.set(key, separator);
+  }
+  return separator;
+};
+
+/**
+ * The userOpHash, equal to EntryPoint.getUserOpHash(op): EIP-712's hash of the packed operation (its signature
+ * left out), the struct's words written directly (abi-words.ts) rather than through ethers' TypedDataEncoder, which
+ * test/unit/operation-hashes.test.ts checks it against.
+ */
 export function userOperationHash(op: UserOperation, chainId: bigint | number, entryPoint: string): string {
-  const { signature: _unsigned, ...message } = packUserOperation(op);
-  return TypedDataEncoder.hash(userOperationDomain(chainId, entryPoint), USER_OPERATION_TYPES, message);
+  const packed = packUserOperation(op);
+  const struct = keccakHex(
+    USER_OPERATION_TYPE_HASH +
+      addressWord(packed.sender) +
+      uintWord(packed.nonce) +
+      bytesHashWord(packed.initCode) +
+      bytesHashWord(packed.callData) +
+      bytes32Word(packed.accountGasLimits) +
+      uintWord(packed.preVerificationGas) +
+      bytes32Word(packed.gasFees) +
+      bytesHashWord(packed.paymasterAndData),
+  );
+  return keccakHex(`1901${domainSeparator(chainId, entryPoint)}${struct.slice(2)}`);
 }
 
 /** eip712-erc4337-merkleroot-v1: one signature over the root of several userOpHashes (one per network). */
