@@ -228,7 +228,7 @@ export async function transfersEndToEnd(options: {
   /** Statements each process (api, worker) sent to the database so far. */
   statements: () => Promise<{ api: number; worker: number }>;
   /** Called once the users are set up and the warm-up ran, before the measured rounds. */
-  atMeasuredLoad?: () => void;
+  atMeasuredLoad?: () => void | Promise<void>;
 }): Promise<TransferLevel[]> {
   const { stack, network, log, levels, temporalClient, baseline, cpu } = options;
   const provider = new JsonRpcProvider(network.rpcUrl, network.chainId, { staticNetwork: true, pollingInterval: 100 });
@@ -347,7 +347,7 @@ export async function transfersEndToEnd(options: {
     await viaApi(Math.min(10, most));
     await straight(Math.min(10, most));
     await durable(Math.min(10, most));
-    options.atMeasuredLoad?.();
+    await options.atMeasuredLoad?.();
     const rows: TransferLevel[] = [];
     for (const users of levels) {
       const bundlerRound = await straight(users);
