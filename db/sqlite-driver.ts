@@ -2,6 +2,7 @@ import type { Configuration } from '@mikro-orm/core';
 import {
   AbstractSqlDriver,
   BetterSqliteConnection,
+  BetterSqliteExceptionConverter,
   BetterSqliteKnexDialect,
   BetterSqlitePlatform,
 } from '@mikro-orm/better-sqlite';
@@ -9,8 +10,11 @@ import {
 /** The part of knex's transaction this changes: how it begins (`_onAcquire` calls it for a top-level transaction). */
 interface KnexTransaction {
   begin(connection: unknown): Promise<unknown>;
-  query(connection: unknown, sql: string): Promise<unknown>;
+  /** The transaction's own client, made before `begin` is called; its `query` rejects when the statement fails. */
+  trxClient: { query(connection: unknown, sql: string): Promise<unknown> };
 }
+
+const converter = new BetterSqliteExceptionConverter();
 
 /**
  * knex's better-sqlite3 client, whose top-level transactions begin IMMEDIATE (savepoints are unchanged).
@@ -22,14 +26,24 @@ interface KnexTransaction {
  * events). BEGIN IMMEDIATE takes the write lock first, waiting up to the busy timeout for the other process's
  * transaction to end, so a transaction that reads then writes is never refused halfway; and a row read "for update"
  * (db/sql.ts, which SQLite reads plainly) is then held by the transaction, as on PostgreSQL. Read-only transactions
- * wait too: the embedded file serves one writer at a time either way.
+ * wait too: the embedded file serves one writer at a time either way. The price, in the embedded run only: the lock
+ * is held for the whole transaction, including what a transaction awaits inside it (a transfer's balance check
+ * reads the chain under its row lock, a PIN check runs scrypt), and better-sqlite3 waits synchronously, so the other
+ * process stands still while it waits (at most the busy timeout, 5 s; local chains answer in milliseconds).
  */
 class ImmediateTransactionsDialect extends BetterSqliteKnexDialect {
   transaction(...args: unknown[]): unknown {
     const trx = (super.transaction as (...a: unknown[]) => KnexTransaction)(...args);
     // The constructor only schedules the transaction (its connection is acquired on a later tick), so `begin` is
-    // replaced before anything calls it.
-    trx.begin = (connection) => trx.query(connection, 'BEGIN IMMEDIATE;');
+    // replaced before anything calls it. Through the transaction's client, not knex's `trx.query`: that one swallows a
+    // failed BEGIN and hands out the transaction anyway, whose first statement then fails "Transaction query already
+    // complete" (answered as a database gone). A BEGIN that waited out the busy timeout fails the transaction here,
+    // converted as MikroORM converts its statements' errors ("database is locked": LockWaitTimeoutException, which
+    // the api answers 503 "busy"), before anything ran in it.
+    trx.begin = (connection) =>
+      trx.trxClient.query(connection, 'BEGIN IMMEDIATE;').catch((error: unknown) => {
+        throw error instanceof Error ? converter.convertException(error) : error;
+      });
     return trx;
   }
 }

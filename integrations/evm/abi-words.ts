@@ -37,4 +37,7 @@ export function keccakHex(hex: string): string {
 }
 
 /** `bytes` hashed as EIP-712 and abi.encode(…keccak256(b)…) take it: keccak256 of its bytes, as one word. */
-export const bytesHashWord = (hex: string): string => keccakHex(hex).slice(2);
+export function bytesHashWord(hex: string): string {
+  if (!hex.startsWith('0x')) throw new TypeError('bytes must be 0x-prefixed hex');
+  return keccakHex(hex).slice(2);
+}

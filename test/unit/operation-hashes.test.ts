@@ -119,6 +119,7 @@ describe("the transfer path's operation hashes", () => {
       { sender: `0x${'zz'.repeat(20)}` },
       { callData: '0x123' },
       { initCode: 'nothex' },
+      { callData: '1234' },
     ];
     for (const change of bad) {
       const changed = { ...op, ...change };

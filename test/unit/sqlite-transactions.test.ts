@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LockWaitTimeoutException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/knex';
 import { createOrm, type Orm } from '../../db/orm';
 
@@ -71,5 +72,44 @@ describe('SQLite transactions beside another process', () => {
       { who: 'ours' },
       { who: 'other' },
     ]);
+  });
+
+  it('refuses a transaction the other process keeps waiting past the busy timeout as a busy database, before it runs, and the next one goes through', async () => {
+    const file = join(dir, 'wallet.db');
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const db = new (require('better-sqlite3'))(${JSON.stringify(file)});
+         db.exec('begin immediate');
+         console.log('holding');
+         setTimeout(() => { db.exec('commit'); console.log('released'); }, 1500);`,
+      ],
+      { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let said = '';
+    holder.stdout.on('data', (d: Buffer) => (said += d.toString()));
+    const exited = new Promise((resolve) => holder.on('close', resolve));
+    while (!said.includes('holding')) await new Promise((resolve) => setTimeout(resolve, 10));
+    const connection = orm.em.getConnection();
+    await connection.execute('pragma busy_timeout = 200');
+    let ran = false;
+    try {
+      await expect(
+        orm.em.fork().transactional(async () => {
+          ran = true;
+        }),
+      ).rejects.toBeInstanceOf(LockWaitTimeoutException);
+      expect(ran).toBe(false);
+      await exited;
+      expect(said).toContain('released');
+      // The connection is whole: the next transaction writes.
+      await orm.em.fork().transactional(async (tx) => {
+        await (tx as unknown as EntityManager).execute("insert into t values ('after')", [], 'run');
+      });
+      expect(await connection.execute("select count(*) as n from t where who = 'after'")).toEqual([{ n: 1 }]);
+    } finally {
+      await connection.execute('pragma busy_timeout = 5000');
+    }
   });
 });
