@@ -25,18 +25,11 @@ describe('SQLite transactions beside another process', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** The other process: one write (its own transaction), waiting for the lock as the api and the worker do. */
-  const otherProcessWrites = (file: string) => {
+  /** Another process on the embedded file, running `code` with `db` open on it (better-sqlite3, as the api and the worker). */
+  const otherProcess = (code: string) => {
     const child = spawn(
       process.execPath,
-      [
-        '-e',
-        `const db = new (require('better-sqlite3'))(${JSON.stringify(file)});
-         db.pragma('busy_timeout = 5000');
-         console.log('writing');
-         db.prepare("insert into t values ('other')").run();
-         console.log('written');`,
-      ],
+      ['-e', `const db = new (require('better-sqlite3'))(${JSON.stringify(join(dir, 'wallet.db'))});\n${code}`],
       { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';
@@ -52,6 +45,12 @@ describe('SQLite transactions beside another process', () => {
       });
     return { exited, saying };
   };
+  /** The other process: one write (its own transaction), waiting for the lock as the api and the worker do. */
+  const otherProcessWrites = () =>
+    otherProcess(`db.pragma('busy_timeout = 5000');
+      console.log('writing');
+      db.prepare("insert into t values ('other')").run();
+      console.log('written');`);
 
   it('lets a transaction that read write after the other process tried to write, which waits for it to commit', async () => {
     const other = { current: undefined as ReturnType<typeof otherProcessWrites> | undefined };
@@ -59,7 +58,7 @@ describe('SQLite transactions beside another process', () => {
       const em = tx as unknown as EntityManager;
       const [{ n }] = await em.execute<Array<{ n: number }>>('select count(*) as n from t');
       expect(n).toBe(0);
-      other.current = otherProcessWrites(join(dir, 'wallet.db'));
+      other.current = otherProcessWrites();
       await other.current.saying('writing');
       // Long enough for the other process's write to have committed, had this transaction not held the lock.
       await Promise.race([other.current.saying('written'), new Promise((resolve) => setTimeout(resolve, 500))]);
@@ -75,22 +74,10 @@ describe('SQLite transactions beside another process', () => {
   });
 
   it('refuses a transaction the other process keeps waiting past the busy timeout as a busy database, before it runs, and the next one goes through', async () => {
-    const file = join(dir, 'wallet.db');
-    const holder = spawn(
-      process.execPath,
-      [
-        '-e',
-        `const db = new (require('better-sqlite3'))(${JSON.stringify(file)});
-         db.exec('begin immediate');
-         console.log('holding');
-         setTimeout(() => { db.exec('commit'); console.log('released'); }, 1500);`,
-      ],
-      { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    let said = '';
-    holder.stdout.on('data', (d: Buffer) => (said += d.toString()));
-    const exited = new Promise((resolve) => holder.on('close', resolve));
-    while (!said.includes('holding')) await new Promise((resolve) => setTimeout(resolve, 10));
+    const holder = otherProcess(`db.exec('begin immediate');
+      console.log('holding');
+      setTimeout(() => { db.exec('commit'); console.log('released'); }, 1500);`);
+    await holder.saying('holding');
     const connection = orm.em.getConnection();
     await connection.execute('pragma busy_timeout = 200');
     let ran = false;
@@ -101,8 +88,7 @@ describe('SQLite transactions beside another process', () => {
         }),
       ).rejects.toBeInstanceOf(LockWaitTimeoutException);
       expect(ran).toBe(false);
-      await exited;
-      expect(said).toContain('released');
+      expect(await holder.exited).toEqual({ code: 0, output: 'holding\nreleased\n' });
       // The connection is whole: the next transaction writes.
       await orm.em.fork().transactional(async (tx) => {
         await (tx as unknown as EntityManager).execute("insert into t values ('after')", [], 'run');
