@@ -4,7 +4,8 @@ import { keccak256 } from 'ethers';
  * ABI words of static types, as hex without 0x, for the hashes the transfer path computes on every operation (the
  * userOpHash and the paymaster's hash). ethers' AbiCoder and TypedDataEncoder build coders and typed objects on each
  * call: about 320 KiB of garbage per transfer in the worker, the second source of its allocations after JSON-RPC
- * decoding (bench/NOTES.md, step 13). Each value is checked as those encoders check it; a value out of range throws.
+ * decoding (bench/NOTES.md, step 13). Each value's range and form are checked (a value out of range, or not 0x hex,
+ * throws); unlike ethers, an address's checksum case is not: the callers pass addresses they checksummed themselves.
  */
 const TWO_256 = 1n << 256n;
 const HEX = /^0x[0-9a-fA-F]*$/;
