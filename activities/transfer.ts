@@ -334,6 +334,39 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     return canonical?.hash === blockHash ? finalize() : 'pending';
   };
 
+  /**
+   * The finality watch's quick look at a transfer deep enough on an EVM chain: final when the chain still has the
+   * recorded block at its height and that block holds the operation's UserOperationEvent in the recorded transaction
+   * (what finalityOnce reads from the transaction's receipt). `round` keeps one read of each block's operations and one
+   * of each height's hash for all the transfers looked at in one round (a bundle's transfers share its block). Null
+   * for anything else (another block at that height, the operation not found there, no block recorded): finalityOnce
+   * then looks at it alone.
+   */
+  const finalIfStillThere = async (
+    transfer: Pick<Transfer, 'transferId' | 'networkId' | 'blockNumber' | 'blockHash' | 'txHash' | 'userOpHash'>,
+    round: { operations: Map<string, Promise<Map<string, string>>>; hashes: Map<number, Promise<string | null>> },
+  ): Promise<'finalized' | 'moved' | null> => {
+    const { blockNumber, blockHash, txHash, userOpHash } = transfer;
+    if (blockNumber === null || blockNumber === undefined || !blockHash || !txHash || !userOpHash) return null;
+    const entryPoint = bundlers.entryPoint(transfer.networkId);
+    const read = <K, V>(cache: Map<K, Promise<V>>, key: K, load: () => Promise<V>): Promise<V> => {
+      let answer = cache.get(key);
+      if (!answer) cache.set(key, (answer = load()));
+      return answer;
+    };
+    // The height's hash first: a block a reorg replaced is not asked for (a node may not know it any more).
+    if ((await read(round.hashes, blockNumber, () => entryPoint.hashAt(blockNumber))) !== blockHash) return null;
+    const operations = await read(round.operations, blockHash, () => entryPoint.operationsInBlock(blockHash));
+    if (operations.get(userOpHash.toLowerCase()) !== txHash.toLowerCase()) return null;
+    const changed = await changeTransfer(orm.em.fork(), {
+      transferId: transfer.transferId,
+      from: ['confirmed'],
+      set: { status: 'finalized', nonceLane: null },
+      event: { type: 'transfer.finalized' },
+    });
+    return changed ? 'finalized' : 'moved';
+  };
+
   /** A transfer's outcome recorded once, with its event: a later call (a retry, a second worker) changes nothing. */
   const finish = async (
     input: { transferId: string; block?: SubmittedTransfer['block'] } & TransferOutcome,
@@ -552,7 +585,9 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
      * it at once, finalizing each once it is final (as awaitFinality does for one), for up to `forMs`; answers early
      * with the transfers a reorg removed, which the watch workflow hands to transfer-finality-<id> to send again. Idle,
      * it reads the database once a second; with transfers waiting, an EVM chain's head once a second, and each transfer
-     * only once its block is deep enough (then one or two reads, as a reorg below that depth is seen there too).
+     * only once its block is deep enough: the hash at its block's height and that block's operations, read once per
+     * block for all its transfers (finalIfStillThere), else its own receipt and block (finalityOnce: a reorg below that
+     * depth is seen there too).
      */
     async watchFinality({
       networkId,
@@ -576,7 +611,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
           TransferEntity,
           { networkId, status: 'confirmed' },
           {
-            fields: ['transferId', 'userId', 'blockNumber'],
+            fields: ['transferId', 'userId', 'networkId', 'blockNumber', 'blockHash', 'txHash', 'userOpHash'],
             orderBy: { blockNumber: 'asc' },
             limit: WATCH_BATCH,
             disableIdentityMap: true,
@@ -593,6 +628,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
           const fresh = waiting.filter((t) => !lookedAt.has(t.transferId));
           if (!evm || (head && fresh.length > 0)) {
             const reorged: Array<{ transferId: string; userId: string }> = [];
+            const round = { operations: new Map(), hashes: new Map() };
             for (const transfer of evm ? fresh : waiting) {
               if (evm) lookedAt.add(transfer.transferId);
               // EVM: not deep enough yet at this head; a reorg that removes it meanwhile is seen at that depth.
@@ -602,7 +638,8 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
                 Number(BigInt(head.number)) - Number(transfer.blockNumber ?? 0) + 1 < confirmationsOf(evm)
               )
                 continue;
-              const state = await finalityOnce(transfer.transferId);
+              const state =
+                (evm && (await finalIfStillThere(transfer, round))) || (await finalityOnce(transfer.transferId));
               if (state === 'finalized') finalized += 1;
               if (state === 'reorged') reorged.push({ transferId: transfer.transferId, userId: transfer.userId });
             }

@@ -24,6 +24,8 @@ export interface UserOperationOutcome {
 
 /** EntryPoint v0.8's ABI, parsed once (ethers parses an ABI given as JSON on every `new Contract`). */
 export const entryPointInterface = new Interface(EntryPointArtifact.abi as InterfaceAbi);
+/** An executed operation's event (topics[1]: its userOpHash). */
+const USER_OPERATION_EVENT_TOPIC = entryPointInterface.getEvent('UserOperationEvent')!.topicHash;
 /** The two events of an operation's outcome; both index its userOpHash first (topics[1]). */
 const OUTCOME_TOPICS = new Set(
   ['UserOperationEvent', 'UserOperationRevertReason'].map((name) => entryPointInterface.getEvent(name)!.topicHash),
@@ -131,10 +133,26 @@ export class EntryPointReader {
 
   /** Whether the block `blockHash` is still the chain's at its height (a reorg may have replaced it). */
   async isCanonical(blockNumber: number, blockHash: string): Promise<boolean> {
+    return (await this.hashAt(blockNumber)) === blockHash;
+  }
+
+  /** The hash of the chain's block at `blockNumber` (null above the head). */
+  async hashAt(blockNumber: number): Promise<string | null> {
     const block = (await this.provider.send('eth_getBlockByNumber', [`0x${blockNumber.toString(16)}`, false])) as {
       hash: string;
     } | null;
-    return block?.hash === blockHash;
+    return block?.hash ?? null;
+  }
+
+  /**
+   * The user operations this EntryPoint executed in the block `blockHash` (that block, canonical or not: a reorg does
+   * not change what a block holds), each by its userOpHash (lower case) with the transaction that carried it.
+   */
+  async operationsInBlock(blockHash: string): Promise<Map<string, string>> {
+    const logs = (await this.provider.send('eth_getLogs', [
+      { blockHash, address: this.address, topics: [USER_OPERATION_EVENT_TOPIC] },
+    ])) as Array<{ topics: string[]; transactionHash: string }>;
+    return new Map(logs.map((log) => [log.topics[1]!.toLowerCase(), log.transactionHash.toLowerCase()]));
   }
 
   /** The chain's latest block: its base fee (what an operation's maxFeePerGas must cover to be included) and time. */

@@ -9,7 +9,7 @@ import { bearer, deployAccount, signSlot } from '../helpers/wallet';
 import { callApi } from '../helpers/bank';
 import { transferPin, type TransferFields } from '../helpers/pin';
 import { waitFor } from '../helpers/processes';
-import { EventEntity, SignedOperationEntity, TransferEntity } from '../../db/entities';
+import { EventEntity, SignedOperationEntity, TransferEntity, type Transfer } from '../../db/entities';
 import { finalityWatchWorkflowId, transferFinalityWorkflowId } from '../../workflows/messages';
 
 const CONFIRMATIONS = 5;
@@ -66,6 +66,31 @@ describe.each(testDatabases())('transfer finality and reorgs on $name', (databas
     expect(head - included.blockNumber! + 1).toBeGreaterThanOrEqual(CONFIRMATIONS);
     expect((await row(sent.body.transfer_id)).blockHash).toBe(included.blockHash);
     expect(await balance(to)).toBe(parseEther('0.1'));
+  });
+
+  // The watch's quick look (activities/transfer.ts finalIfStillThere) finalizes a transfer whose recorded block is still
+  // the chain's and holds its operation in the recorded transaction; anything else gets the full look, which reads the
+  // chain again. Here the recorded transaction is one the block does not hold: finalized all the same, with the
+  // transaction the chain shows (a quick look that trusted the record would keep the wrong one).
+  drill('finalizes by what the chain holds: a recorded transaction its block does not hold is read again', async () => {
+    const { user } = await fundedUser();
+    const sent = await send(user, Wallet.createRandom().address, '0.01');
+    expect([sent.status, sent.body.status]).toEqual([200, 'confirmed']);
+    const transferId = sent.body.transfer_id as string;
+    // No block meanwhile, so the transfer cannot be deep enough before its record is changed.
+    const chain = rpc();
+    await chain.send('evm_setIntervalMining', [0]);
+    let included: Transfer;
+    try {
+      included = await row(transferId);
+      expect(included.status).toBe('confirmed');
+      await stack.orm.em.fork().nativeUpdate(TransferEntity, { transferId }, { txHash: `0x${'ab'.repeat(32)}` });
+    } finally {
+      await chain.send('evm_setIntervalMining', [1]);
+    }
+    await waitFor(async () => (await row(transferId)).status === 'finalized', 60_000, 'finalized');
+    const final = await row(transferId);
+    expect([final.txHash, final.blockHash]).toEqual([included.txHash, included.blockHash]);
   });
 
   // The stop and the hand-over are the worker's and the workflow's, the same on both databases.
