@@ -1,27 +1,74 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
 import { transferById } from '../db/transfer-changes';
 import type { ComplianceActivities } from './compliance';
-import type { TransferActivities } from './transfer';
+import type { SubmittedTransfer, TransferActivities } from './transfer';
 
 /**
- * A transfer's steps before it is sent, as one activity (transfers of version 3 on): the last sanctions screening,
- * then signing (the screening runs beside the signing's reads; nothing is sponsored or signed before it passed). One
- * local activity where there were two, so one activation of the workflow fewer per transfer. A retry that finds the
- * transfer signed leaves it (it was screened before it was signed).
+ * The attempts the steps before sending get in sendTransfer, as the local activity that ran them had (the screening's
+ * retries: a provider or list that cannot answer): past them, the transfer fails with their last refusal.
  */
+export const PREPARE_ATTEMPTS = 8;
+/** How often sendTransfer heartbeats while it prepares (its activity's heartbeat timeout is 10 seconds). */
+const PREPARE_HEARTBEAT_MS = 2_000;
+
+/** A transfer's steps up to sending it: prepareTransfer (a local activity, version 3) and sendTransfer (version 4). */
 export const createTransferPreparationActivities = (
   { orm }: { orm: Orm },
   { screenTransferRecipient }: Pick<ComplianceActivities, 'screenTransferRecipient'>,
-  { signTransfer }: Pick<TransferActivities, 'signTransfer'>,
-) => ({
-  async prepareTransfer({ transferId }: { transferId: string }): Promise<void> {
+  { signTransfer, submitTransfer }: Pick<TransferActivities, 'signTransfer' | 'submitTransfer'>,
+) => {
+  /**
+   * A transfer's steps before it is sent, as one activity (transfers of version 3 on): the last sanctions screening,
+   * then signing (the screening runs beside the signing's reads; nothing is sponsored or signed before it passed). One
+   * local activity where there were two, so one activation of the workflow fewer per transfer. A retry that finds the
+   * transfer signed leaves it (it was screened before it was signed).
+   */
+  const prepareTransfer = async ({ transferId }: { transferId: string }): Promise<void> => {
     // One read of the row for both steps: screening reads its recipient, signing the rest.
     const transfer = await transferById(orm.em.fork(), transferId);
     if (transfer.userOperation || transfer.solanaTransaction?.wire) return;
     // The screening beside the signing's reads (the key, the nonce lane, the fees, the nonce, the bundler's estimate):
     // nothing is sponsored, signed or stored before it passed (signTransfer waits for it).
     await signTransfer({ transferId }, transfer, screenTransferRecipient({ transferId }, transfer));
-  },
-});
+  };
+  return {
+    prepareTransfer,
+
+    /**
+     * A transfer from its last screening to its outcome, as one activity (transfers of version 4 on): prepareTransfer,
+     * then submitTransfer with the outcome recorded. No local activity before it, so the workflow has two activations
+     * per transfer, as a workflow with one activity has. A retry finds what an earlier attempt did: a transfer signed
+     * is neither screened nor signed again (an operation already handed over is never refused afterwards by a list
+     * that changed since), and the operation's hash makes sending it again safe (submitOnce).
+     *
+     * The steps before sending keep the attempts the local activity gave them (PREPARE_ATTEMPTS): past them their
+     * last failure is final, so a screening provider that cannot answer fails the transfer after about two minutes, as
+     * before, instead of the chain submission's thirty attempts.
+     */
+    async sendTransfer({ transferId }: { transferId: string }): Promise<SubmittedTransfer> {
+      const context = Context.current();
+      context.heartbeat();
+      const beating = setInterval(() => context.heartbeat(), PREPARE_HEARTBEAT_MS);
+      try {
+        await prepareTransfer({ transferId });
+      } catch (error) {
+        if (context.info.attempt < PREPARE_ATTEMPTS || (error instanceof ApplicationFailure && error.nonRetryable))
+          throw error;
+        throw ApplicationFailure.create({
+          nonRetryable: true,
+          message: (error as Error).message,
+          ...(error instanceof ApplicationFailure
+            ? { type: error.type ?? undefined, details: error.details ?? undefined }
+            : {}),
+          cause: error as Error,
+        });
+      } finally {
+        clearInterval(beating);
+      }
+      return submitTransfer({ transferId, record: true });
+    },
+  };
+};
 
 export type TransferPreparationActivities = ReturnType<typeof createTransferPreparationActivities>;

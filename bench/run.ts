@@ -1457,8 +1457,8 @@ ${t
   .join('\n')}
 
 Where a transfer's time went through the API (medians over the round's transfers, ms, from the workflow histories
-and the bench's clock; the last screening, the signing and the recording of the outcome are local activities, inside
-the workflow tasks' run): ${t
+and the bench's clock; the last screening, the signing, the submission and the recording of the outcome are one
+activity, sendTransfer, since the transfer's version 4): ${t
     .map(
       (l) =>
         `${l.users} at once: ${Object.entries(l.breakdown)

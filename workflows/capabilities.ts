@@ -93,6 +93,7 @@ export const ACTIVITY_CAPABILITY = {
   transferMaybeSent: 'core',
   finishTransfer: 'core',
   prepareTransfer: 'core',
+  sendTransfer: 'chains',
   openCustodyKey: 'chains',
   // eKYC, the account, sign-in, recovery
   recordBasicInfo: 'core',

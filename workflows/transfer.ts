@@ -180,7 +180,9 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
       { key: UserIdSA, value: input.userId },
       { key: NetworkIdSA, value: input.networkId },
     ]);
-  const chain = proxyCapabilityActivities<Pick<TransferActivities, 'submitTransfer'>>({
+  const chain = proxyCapabilityActivities<
+    Pick<TransferActivities, 'submitTransfer'> & Pick<TransferPreparationActivities, 'sendTransfer'>
+  >({
     ...CHAIN_SUBMISSION_OPTIONS,
     retry: { ...CHAIN_SUBMISSION_OPTIONS.retry, maximumAttempts: input.reviewAfterAttempts ?? 30 },
   });
@@ -188,6 +190,9 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
   // Version 3 on: screening and signing in one local activity, the outcome recorded by the submission (no step after
   // the chain ran it): three activations of the workflow per transfer where there were five.
   const merged = (input.version ?? 1) >= 3;
+  // Version 4 on: the screening, the signing, the submission and its outcome in one activity (sendTransfer), no local
+  // activity: two activations per transfer, eleven history events, as a workflow of one activity has.
+  const oneStep = (input.version ?? 1) >= 4;
   const screen = local ? localScreening : screening;
   const sign = local ? localSigning : signing;
   const record = local ? localRecords : storage;
@@ -238,8 +243,11 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
         };
       }
     }
-    // Screened once more just before signing: the list may have changed since the API screened the recipient.
-    if (merged) await localPreparing.prepareTransfer({ transferId: input.transferId });
+    // Screened once more just before signing: the list may have changed since the API screened the recipient
+    // (version 4 on: by sendTransfer, before it signs).
+    if (oneStep) {
+      // Nothing before the one activity.
+    } else if (merged) await localPreparing.prepareTransfer({ transferId: input.transferId });
     else {
       if (step('transfer-screened-before-signing'))
         await screen.screenTransferRecipient({ transferId: input.transferId });
@@ -250,7 +258,9 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
     const submission = { transferId: input.transferId, ...(merged ? { record: true } : {}) };
     let sent: Awaited<ReturnType<TransferActivities['submitTransfer']>>;
     try {
-      sent = await chain.submitTransfer(submission);
+      sent = oneStep
+        ? await chain.sendTransfer({ transferId: input.transferId })
+        : await chain.submitTransfer(submission);
     } catch (error) {
       if (
         provenFailure(error) ||

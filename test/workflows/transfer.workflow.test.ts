@@ -51,6 +51,8 @@ describe('transfer workflow (stubbed activities)', () => {
   const next = <T>(list: T[]): T => (list.length > 1 ? list.shift()! : list[0]!);
   /** Per network, what each round of its finality watch finds removed by a reorg, in turn. */
   const watchRounds = new Map<string, string[][]>();
+  /** Transfers sendTransfer has prepared (signed). */
+  const prepared = new Set<string>();
 
   const activities: Pick<
     TransferActivities,
@@ -78,6 +80,15 @@ describe('transfer workflow (stubbed activities)', () => {
     async prepareTransfer({ transferId }) {
       await activities.screenTransferRecipient({ transferId });
       await activities.signTransfer({ transferId });
+    },
+    // As the real one (version 4 on): prepared once (a retry finds the transfer signed: neither screened nor signed
+    // again), then submitted with its outcome recorded.
+    async sendTransfer({ transferId }) {
+      if (!prepared.has(transferId)) {
+        await activities.prepareTransfer({ transferId });
+        prepared.add(transferId);
+      }
+      return activities.submitTransfer({ transferId, record: true });
     },
     async submitTransfer({ transferId, record: recordOutcome }) {
       const submission = next((scripts.get(transferId)!.submissions ??= ['included']));
@@ -180,7 +191,7 @@ describe('transfer workflow (stubbed activities)', () => {
     expect(calls.get(transferId)).toEqual(['screen', 'sign', 'submit:included', 'finish:confirmed']);
   });
 
-  it('never records failed a transfer the chain ran, even when its outcome cannot be recorded (version 3: the submission is retried, then held for review)', async () => {
+  it('never records failed a transfer the chain ran, even when its outcome cannot be recorded (version 3 on: the submission is retried, then held for review)', async () => {
     const { transferId, handle } = await transfer(
       { recordingConfirmedFails: true, maybeSent: true },
       { reviewAfterAttempts: 1 },
@@ -214,13 +225,37 @@ describe('transfer workflow (stubbed activities)', () => {
     // Its version says which steps it runs: no patch marker, no search-attribute event (they came with the start).
     const E = temporal.api.enums.v1.EventType;
     const events = (await handle.fetchHistory()).events ?? [];
-    const markers = events.filter((e) => e.eventType === E.EVENT_TYPE_MARKER_RECORDED);
-    // Version 3: the screening and the signing in one local activity; the outcome recorded by the submission.
-    expect(markers.map((e) => e.markerRecordedEventAttributes?.markerName)).toEqual(['core_local_activity']);
+    // Version 4: the screening, the signing, the submission and its outcome in one activity, no local activity: the
+    // eleven events of a workflow of one activity (the bench's minimal durable transfer).
+    expect(events.filter((e) => e.eventType === E.EVENT_TYPE_MARKER_RECORDED)).toEqual([]);
+    expect(
+      events
+        .filter((e) => e.eventType === E.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
+        .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name),
+    ).toEqual(['sendTransfer']);
+    expect(events).toHaveLength(11);
     expect(events.filter((e) => e.eventType === E.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES)).toEqual([]);
     await expect(
       harness.env.client.workflow.getHandle(transferFinalityWorkflowId(transferId)).describe(),
     ).rejects.toBeInstanceOf(WorkflowNotFoundError);
+  });
+
+  it('runs a transfer of version 3 as it ran: the screening and the signing as one local activity, then the submission', async () => {
+    const { transferId, handle } = await transfer({}, { version: 3 });
+    expect(await handle.result()).toEqual({ status: 'confirmed', txHash: '0xabc', fee: '21000' });
+    expect(calls.get(transferId)).toEqual(['screen', 'sign', 'submit:included', 'finish:confirmed']);
+    const E = temporal.api.enums.v1.EventType;
+    const events = (await handle.fetchHistory()).events ?? [];
+    expect(
+      events
+        .filter((e) => e.eventType === E.EVENT_TYPE_MARKER_RECORDED)
+        .map((e) => e.markerRecordedEventAttributes?.markerName),
+    ).toEqual(['core_local_activity']);
+    expect(
+      events
+        .filter((e) => e.eventType === E.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)
+        .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name),
+    ).toEqual(['submitTransfer']);
   });
 
   it('runs a transfer started before versions (no version in its input) by its patch markers, as recorded', async () => {
