@@ -24,10 +24,15 @@ export const createTransferPreparationActivities = (
    * local activity where there were two, so one activation of the workflow fewer per transfer. A retry that finds the
    * transfer signed leaves it (it was screened before it was signed).
    */
-  const prepareTransfer = async ({ transferId }: { transferId: string }): Promise<void> => {
+  const prepareTransfer = async (
+    { transferId }: { transferId: string },
+    /** Told when the row was read unsigned, before the screening and the signing start. */
+    unsigned?: () => void,
+  ): Promise<void> => {
     // One read of the row for both steps: screening reads its recipient, signing the rest.
     const transfer = await transferById(orm.em.fork(), transferId);
     if (transfer.userOperation || transfer.solanaTransaction?.wire) return;
+    unsigned?.();
     // The screening beside the signing's reads (the key, the nonce lane, the fees, the nonce, the bundler's estimate):
     // nothing is sponsored, signed or stored before it passed (signTransfer waits for it).
     await signTransfer({ transferId }, transfer, screenTransferRecipient({ transferId }, transfer));
@@ -42,18 +47,26 @@ export const createTransferPreparationActivities = (
      * is neither screened nor signed again (an operation already handed over is never refused afterwards by a list
      * that changed since), and the operation's hash makes sending it again safe (submitOnce).
      *
-     * The steps before sending keep the attempts the local activity gave them (PREPARE_ATTEMPTS): past them their
-     * last failure is final, so a screening provider that cannot answer fails the transfer after about two minutes, as
-     * before, instead of the chain submission's thirty attempts.
+     * The steps before sending keep the attempts the local activity gave them (PREPARE_ATTEMPTS): past them the
+     * failure of a transfer still unsigned is final, so a screening provider that cannot answer fails the transfer
+     * after about three minutes (the chain submission's backoff), instead of the submission's thirty attempts.
      */
     async sendTransfer({ transferId }: { transferId: string }): Promise<SubmittedTransfer> {
       const context = Context.current();
       context.heartbeat();
       const beating = setInterval(() => context.heartbeat(), PREPARE_HEARTBEAT_MS);
+      // Only a failure of the screening or the signing of a transfer read unsigned in this attempt is made final: a
+      // transfer an earlier attempt signed may be handed over already, and what fails then (its row's read) stays
+      // retryable, as the submission's own failures are (the workflow holds it for review, never records it failed).
+      let unsigned = false;
       try {
-        await prepareTransfer({ transferId });
+        await prepareTransfer({ transferId }, () => (unsigned = true));
       } catch (error) {
-        if (context.info.attempt < PREPARE_ATTEMPTS || (error instanceof ApplicationFailure && error.nonRetryable))
+        if (
+          !unsigned ||
+          context.info.attempt < PREPARE_ATTEMPTS ||
+          (error instanceof ApplicationFailure && error.nonRetryable)
+        )
           throw error;
         throw ApplicationFailure.create({
           nonRetryable: true,

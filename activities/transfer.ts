@@ -73,6 +73,25 @@ const refused = (message: string) =>
   ApplicationFailure.create({ type: TransferFailure.TransferRefused, message, nonRetryable: true });
 
 /**
+ * The hand-over's record, made before anything reaches the chain (processing -> submitted; already submitted by an
+ * earlier attempt: sent again, which its hash or signature makes safe). A transfer failed or held meanwhile gets
+ * nothing sent: an attempt that ran on past its heartbeat's timeout while a later one was refused (its last
+ * screening, for one) and the workflow recorded it failed, or an operator's rejection.
+ */
+export async function handOver(em: EntityManager, transferId: string, userOpHash?: string | null): Promise<void> {
+  const changed = await changeTransfer(em, {
+    transferId,
+    from: ['processing'],
+    set: { status: 'submitted' },
+    event: { type: 'transfer.submitted', ...(userOpHash !== undefined ? { userOpHash } : {}) },
+  });
+  if (changed) return;
+  const { status } = await transferById(em, transferId);
+  if (status === 'failed' || status === 'held_for_review')
+    throw refused(`the transfer is ${status}: nothing is sent for it`);
+}
+
+/**
  * The chain side of a transfer. The API recorded the intent (amount, recipient, reservation); here the worker opens
  * the user's key, signs once and stores what it signed before anything is sent, and every later attempt finds it
  * (see submitOnce, SolanaChain.sendUntilFinal).
@@ -344,20 +363,25 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
    */
   const finalIfStillThere = async (
     transfer: Pick<Transfer, 'transferId' | 'networkId' | 'blockNumber' | 'blockHash' | 'txHash' | 'userOpHash'>,
-    round: { operations: Map<string, Promise<Map<string, string>>>; hashes: Map<number, Promise<string | null>> },
+    round: {
+      operations: Map<string, Promise<Map<string, string> | null>>;
+      hashes: Map<number, Promise<string | null>>;
+    },
   ): Promise<'finalized' | 'moved' | null> => {
     const { blockNumber, blockHash, txHash, userOpHash } = transfer;
     if (blockNumber === null || blockNumber === undefined || !blockHash || !txHash || !userOpHash) return null;
     const entryPoint = bundlers.entryPoint(transfer.networkId);
-    const read = <K, V>(cache: Map<K, Promise<V>>, key: K, load: () => Promise<V>): Promise<V> => {
+    // A read the node refuses (a provider that limits eth_getLogs, a node behind on that block) is no answer: the
+    // full look, which reads otherwise, then decides (and fails the round only if it cannot read either).
+    const read = <K, V>(cache: Map<K, Promise<V | null>>, key: K, load: () => Promise<V>): Promise<V | null> => {
       let answer = cache.get(key);
-      if (!answer) cache.set(key, (answer = load()));
+      if (!answer) cache.set(key, (answer = load().catch(() => null)));
       return answer;
     };
     // The height's hash first: a block a reorg replaced is not asked for (a node may not know it any more).
     if ((await read(round.hashes, blockNumber, () => entryPoint.hashAt(blockNumber))) !== blockHash) return null;
     const operations = await read(round.operations, blockHash, () => entryPoint.operationsInBlock(blockHash));
-    if (operations.get(userOpHash.toLowerCase()) !== txHash.toLowerCase()) return null;
+    if (operations?.get(userOpHash.toLowerCase()) !== txHash.toLowerCase()) return null;
     const changed = await changeTransfer(orm.em.fork(), {
       transferId: transfer.transferId,
       from: ['confirmed'],
@@ -396,12 +420,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     if (transfer.solanaTransaction?.wire) {
       const network = networks.solana(transfer.networkId);
       if (!network) throw new Error(`${transfer.networkId} is not a configured Solana network`);
-      await changeTransfer(em, {
-        transferId,
-        from: ['processing'],
-        set: { status: 'submitted' },
-        event: { type: 'transfer.submitted' },
-      });
+      await handOver(em, transferId);
       // The signature was recorded with the signed bytes before anything was sent; resending them is safe.
       // eslint-disable-next-line no-restricted-syntax -- real time: a duration for metrics
       const sentAt = Date.now();
@@ -443,14 +462,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       neverHandedOver: transfer.status === 'processing' && !transfer.replacedOperations?.length,
       reprice: (stall) => repriceEvm(transferId, stall),
       // Before the bundler sees it: submitted, with its userOpHash told (the bundle's transaction comes with the receipt).
-      recordSubmitted: async () => {
-        await changeTransfer(em, {
-          transferId,
-          from: ['processing'],
-          set: { status: 'submitted' },
-          event: { type: 'transfer.submitted', userOpHash: transfer.userOpHash },
-        });
-      },
+      recordSubmitted: () => handOver(em, transferId, transfer.userOpHash),
       settle: (outcome) => deps.gasSponsor.settle(outcome),
       observer: bundlers.observer,
     });

@@ -247,6 +247,7 @@ export function buildServices(deps: AppDeps) {
       travelRuleCallbackBase: trpPublicUrl(config),
       travelRuleTimeoutSeconds: config.TRAVEL_RULE_TIMEOUT_SECONDS,
       waitSeconds: config.TRANSFER_WAIT_SECONDS,
+      workflowVersion: config.TRANSFER_WORKFLOW_VERSION,
       reviewAfterAttempts: config.TRANSFER_REVIEW_AFTER_ATTEMPTS,
     }),
     cexAccounts: new CexAccountService({

@@ -213,7 +213,7 @@ export async function requestProvider<T>(
   try {
     // undici's `request`, not its fetch: the same connection pools at about a third of the CPU per call (fetch's
     // WHATWG machinery: a bundler call cost the worker 0.4-0.6 ms through fetch, 0.2 through request; bench/NOTES.md
-    // step 14). It never follows a redirect and, sending no accept-encoding, is answered uncompressed.
+    // step 14). It never follows a redirect, and asks for an answer not compressed (fetch decompressed).
     const { request } = await http();
     const answer = await request(providerUrl(options.baseUrl, path), {
       method,
@@ -222,6 +222,8 @@ export async function requestProvider<T>(
         accept: 'application/json',
         // What fetch sent: a provider that refuses requests without a user agent sees the same one.
         'user-agent': 'undici',
+        // Read as sent: an answer compressed all the same is refused (below), never taken for a garbled one.
+        'accept-encoding': 'identity',
         ...options.headers,
         ...headers,
       },
@@ -239,6 +241,11 @@ export async function requestProvider<T>(
         `${what}: answered ${status} (a redirect${rawHeaders.location ? ' elsewhere' : ''}); redirects are not followed`,
         '',
       );
+    }
+    const encoding = headerValue(rawHeaders, 'content-encoding');
+    if (encoding && encoding.toLowerCase() !== 'identity') {
+      discard();
+      throw new ProviderAnswerInvalid(`${what}: answered ${status} encoded ${encoding}, which was not asked for`, '');
     }
     text = await readCappedBody(
       headerValue(rawHeaders, 'content-length'),

@@ -306,6 +306,13 @@ export const ConfigSchema = Type.Object({
     description:
       'how long a recipient added to the address book waits before it can receive without a passkey approval; 0: new recipients are usable at once (still recorded)',
   }),
+  TRANSFER_WORKFLOW_VERSION: Type.Integer({
+    minimum: 3,
+    maximum: 4,
+    default: 4,
+    description:
+      "the transfer workflow's version new transfers start with: 4, the last screening to the outcome in one activity (sendTransfer); 3 for a rollback of the workers to a release before version 4 (set it on the api first)",
+  }),
   TRANSFER_WAIT_SECONDS: Type.Integer({
     minimum: 0,
     maximum: 120,
@@ -679,6 +686,7 @@ export const API_CONFIG_KEYS = [
   'WEBHOOK_GIVE_UP_SECONDS',
   'WEBHOOK_POLL_SECONDS',
   'TRANSFER_WAIT_SECONDS',
+  'TRANSFER_WORKFLOW_VERSION',
   'TRANSFER_REVIEW_AFTER_ATTEMPTS',
   'TRANSFER_LIMIT_PER_TRANSFER_KRW',
   'TRANSFER_LIMIT_DAILY_KRW',

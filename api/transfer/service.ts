@@ -48,6 +48,8 @@ export interface TransferServiceDeps {
   holdings: Holdings;
   taskQueue: string;
   waitSeconds: number;
+  /** The transfer workflow's version new transfers start with (TRANSFER_WORKFLOW_VERSION; the code's by default). */
+  workflowVersion?: number;
   reviewAfterAttempts: number;
   policy: SpendingPolicy;
   gas: GasSponsorships;
@@ -168,7 +170,7 @@ export class TransferService {
         ],
         args: [
           {
-            version: TRANSFER_WORKFLOW_VERSION,
+            version: this.deps.workflowVersion ?? TRANSFER_WORKFLOW_VERSION,
             transferId,
             userId,
             networkId,

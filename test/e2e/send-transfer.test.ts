@@ -3,7 +3,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { TransferEntity } from '../../db/entities';
 import { PREPARE_ATTEMPTS, createTransferPreparationActivities } from '../../activities/transfer-prepare';
-import type { SubmittedTransfer } from '../../activities/transfer';
+import { handOver, type SubmittedTransfer } from '../../activities/transfer';
+import type { Orm } from '../../db/orm';
 import { TransferFailure } from '../../platform/failures';
 import { testDatabases } from '../helpers/databases';
 import { useMigratedOrm } from '../helpers/orm';
@@ -18,9 +19,9 @@ describe('sendTransfer', () => {
   let calls: string[] = [];
   let screening: () => Promise<void> = async () => undefined;
   const sent: SubmittedTransfer = { success: true, txHash: '0xabc', fee: '1', block: { number: '7', hash: '0xb7' } };
-  const activities = () =>
+  const activities = (database: Orm = orm()) =>
     createTransferPreparationActivities(
-      { orm: orm() },
+      { orm: database },
       {
         screenTransferRecipient: async () => {
           calls.push('screen');
@@ -59,8 +60,8 @@ describe('sendTransfer', () => {
     await em.flush();
     return transferId;
   };
-  const send = (transferId: string, attempt: number) =>
-    new MockActivityEnvironment({ attempt }).run(activities().sendTransfer, { transferId });
+  const send = (transferId: string, attempt: number, database?: Orm) =>
+    new MockActivityEnvironment({ attempt }).run(activities(database).sendTransfer, { transferId });
   beforeEach(() => {
     calls = [];
     screening = async () => undefined;
@@ -114,5 +115,45 @@ describe('sendTransfer', () => {
       message: 'connect ECONNREFUSED',
     });
     expect(calls.filter((c) => c !== 'screen')).toEqual([]);
+  });
+
+  it('keeps retryable a failure before it could tell the transfer unsigned (an earlier attempt may have sent it)', async () => {
+    // The row cannot be read (a database blip) on the last attempt of a transfer an earlier attempt signed and handed
+    // over: final, the workflow would take it for a proven failure and record failed a transfer the chain may run.
+    const unreadable = {
+      em: {
+        fork: () => {
+          throw new Error('Connection terminated unexpectedly');
+        },
+      },
+    } as unknown as Orm;
+    await expect(send(await transfer(), PREPARE_ATTEMPTS + 5, unreadable)).rejects.toMatchObject({
+      message: 'Connection terminated unexpectedly',
+    });
+    await expect(send(await transfer(), PREPARE_ATTEMPTS + 5, unreadable)).rejects.not.toBeInstanceOf(
+      ApplicationFailure,
+    );
+    expect(calls).toEqual([]);
+  });
+
+  it('hands over only a transfer still to send: processing or submitted, never one failed or held meanwhile', async () => {
+    const status = async (transferId: string) =>
+      (await orm().em.fork().findOneOrFail(TransferEntity, { transferId })).status;
+    const processing = await transfer();
+    await handOver(orm().em.fork(), processing, '0x01');
+    expect(await status(processing)).toBe('submitted');
+    await handOver(orm().em.fork(), processing, '0x01'); // sent again by a later attempt: safe, its hash
+    expect(await status(processing)).toBe('submitted');
+    for (const held of ['failed', 'held_for_review'] as const) {
+      // An attempt that outlived its heartbeat while a later one was refused and the workflow recorded it failed.
+      const transferId = await transfer();
+      await orm().em.fork().nativeUpdate(TransferEntity, { transferId }, { status: held });
+      await expect(handOver(orm().em.fork(), transferId, '0x01')).rejects.toMatchObject({
+        type: TransferFailure.TransferRefused,
+        nonRetryable: true,
+        message: `the transfer is ${held}: nothing is sent for it`,
+      });
+      expect(await status(transferId)).toBe(held);
+    }
   });
 });

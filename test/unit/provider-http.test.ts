@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { ProviderAnswerInvalid, ProviderUnavailable, requestProvider } from '../../integrations/provider-http';
 
 /**
@@ -156,6 +157,32 @@ describe('requestProvider', () => {
     await expect(requestProvider({ ...options, baseUrl, readServerErrors: true }, 'GET', 'x')).rejects.toMatchObject({
       status: 502,
     });
+  });
+
+  it('asks for an answer not compressed, and refuses one compressed all the same (never read as garbage)', async () => {
+    json(200, { ok: true });
+    await requestProvider({ ...options, baseUrl }, 'GET', 'x');
+    expect(seen[0]!.headers['accept-encoding']).toBe('identity');
+    answer = (_req, res) => {
+      const body = gzipSync(JSON.stringify({ ok: true }));
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        'content-length': body.length,
+      });
+      res.end(body);
+    };
+    const refused = requestProvider({ ...options, baseUrl }, 'GET', 'x');
+    await expect(refused).rejects.toBeInstanceOf(ProviderAnswerInvalid);
+    await expect(refused).rejects.toThrow(/encoded gzip, which was not asked for/);
+  });
+
+  it('cuts an answer whose body hangs after its headers at the deadline', async () => {
+    answer = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"partial":');
+    };
+    await expect(requestProvider({ baseUrl, timeoutMs: 300 }, 'GET', 'x')).rejects.toBeInstanceOf(ProviderUnavailable);
   });
 
   it('refuses a 2xx that is not JSON as ProviderAnswerInvalid, keeping only its shape', async () => {
