@@ -614,10 +614,12 @@ async function main(): Promise<void> {
     bareKoaTemporal: rssNow(bareKoaTemporal.pid!),
   };
   // The same worker started for part of the roles (WORKER_CAPABILITIES, docs/production.md), measured at rest
-  // on a task queue of its own, then stopped before any load: the workflows alone, the capabilities alone.
-  const splitIdle: Record<'workflows' | 'capabilities', Rss> = {
+  // on a task queue of its own, then stopped before any load: the workflows alone, the capabilities alone; and the
+  // full worker started again, its sanctions list stored by the first one (which downloaded it at its start).
+  const splitIdle: Record<'workflows' | 'capabilities' | 'restarted', Rss> = {
     workflows: await idleSplitWorker('worker-workflows', 'workflows'),
     capabilities: await idleSplitWorker('worker-capabilities', 'chains,bank,messaging,compliance'),
+    restarted: await idleSplitWorker('worker-restarted', 'workflows,chains,bank,messaging,compliance'),
   };
   async function idleSplitWorker(name: string, roles: string): Promise<Rss> {
     const child = spawnService(name, [...workerFlags, 'dist/worker/main.js'], {
@@ -653,6 +655,7 @@ async function main(): Promise<void> {
       ['worker / baseline worker', idleMemory.worker, idleMemory.baselineWorker],
       ['worker for the workflows alone / baseline worker', splitIdle.workflows, idleMemory.baselineWorker],
       ['worker for the capabilities alone / baseline worker', splitIdle.capabilities, idleMemory.baselineWorker],
+      ['full worker started again / baseline worker', splitIdle.restarted, idleMemory.baselineWorker],
     ] as const)
       log(
         `${name}: ${mib(ours)} (${ours.anonMiB} + ${ours.fileMiB}) against ${mib(base)} (${base.anonMiB} + ${base.fileMiB}) MiB: ${name.includes('/') ? (mib(ours) / mib(base)).toFixed(2) + 'x' : '+' + (mib(ours) - mib(base))}`,
@@ -1092,7 +1095,7 @@ async function main(): Promise<void> {
     apiIdle: Rss;
     /** Absent in reports of runs before it was measured. */
     workerIdle?: Rss;
-    splitIdle?: Record<'workflows' | 'capabilities', Rss>;
+    splitIdle?: Record<'workflows' | 'capabilities' | 'restarted', Rss>;
     apiAfterLoad: Rss;
     bareKoaIdle: Rss;
     bareKoaAfterLoad: Rss;
@@ -1248,6 +1251,17 @@ async function main(): Promise<void> {
           '(reported)',
           null,
         ])
+      : []),
+    ...(m.splitIdle
+      ? [
+          [
+            'The full worker started again, at rest vs the baseline worker at rest (MiB; its sanctions list stored, as at any restart: the first start downloads and stores the list)',
+            `${mib(m.splitIdle.restarted)} / ${mib(m.baselineWorkerIdle)}`,
+            String(ratio(mib(m.splitIdle.restarted), mib(m.baselineWorkerIdle))),
+            '(reported)',
+            null,
+          ] as [string, string, string, string, boolean | null],
+        ]
       : []),
     [
       'Worker resident memory at rest vs the baseline worker at rest (MiB; the full worker: every capability, one process)',
