@@ -53,7 +53,8 @@ export const createTransferPreparationActivities = (
      */
     async sendTransfer({ transferId }: { transferId: string }): Promise<SubmittedTransfer> {
       const context = Context.current();
-      context.heartbeat();
+      // Only while it takes long: a heartbeat is a call to the Temporal server (and a write there), and the
+      // preparation takes well under a second; the submission heartbeats as it waits (submitOnce).
       const beating = setInterval(() => context.heartbeat(), PREPARE_HEARTBEAT_MS);
       // Only a failure of the screening or the signing of a transfer read unsigned in this attempt is made final: a
       // transfer an earlier attempt signed may be handed over already, and what fails then (its row's read) stays

@@ -9,7 +9,8 @@
  * Options: BENCH_SECONDS (load duration per measurement, 10), BENCH_CONNECTIONS (10), BENCH_CHARGES (40),
  * BENCH_ONLY=overhead (the API-overhead rows only, printed; BENCHMARKS.md untouched), BENCH_CPU_PROF=1 (V8 CPU profiles),
  * BENCH_API_FLAGS, BENCH_WORKER_FLAGS (node flags instead of the Dockerfile CMD's and docker-compose.yml's), BENCH_TRANSFER_LEVELS
- * (10,100), BENCH_ONLY=transfers (the end-to-end transfer rows, printed), BENCH_ONLY=rest (memory at rest, printed).
+ * (10,100), BENCH_ONLY=transfers (the end-to-end transfer rows, printed), BENCH_ONLY=rest (memory at rest, printed),
+ * BENCH_TRANSFER_WORKFLOW_VERSION (the api's TRANSFER_WORKFLOW_VERSION: 3 or 4, to compare the transfer's versions).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import {
@@ -555,6 +556,10 @@ async function main(): Promise<void> {
   const api = spawnService('api', [...profiling, ...snapshotting, ...apiFlags, 'dist/api/main.js'], {
     ...env,
     METRICS_PORT: String(apiMetricsPort),
+    // BENCH_TRANSFER_WORKFLOW_VERSION: the transfers' workflow version (TRANSFER_WORKFLOW_VERSION), to compare two.
+    ...(process.env.BENCH_TRANSFER_WORKFLOW_VERSION
+      ? { TRANSFER_WORKFLOW_VERSION: process.env.BENCH_TRANSFER_WORKFLOW_VERSION }
+      : {}),
   });
   // The worker with the node flags of its command in docker-compose.yml, or BENCH_WORKER_FLAGS.
   const composeWorker = /command: \['node', (.*)'dist\/worker\/main\.js'\]/.exec(
