@@ -111,10 +111,11 @@ const MIN_TICK_BY_FEE: Record<number, number> = { 500: -887270, 3000: -887220, 1
 /** How far (parts per million of the price) a pool may be from the market before the start trades it back. */
 const RESEED_TOLERANCE_PPM = 5_000n;
 /**
- * A gas limit set rather than estimated: anvil can answer an estimate from the state before the last transaction for
- * a moment, and a mint estimated there runs out of gas (found in the test chains' snapshots).
+ * A gas limit set rather than estimated, for the pools' own trades (the seeding here, the tests that move a pool):
+ * anvil can answer an estimate from the state before the last transaction for a moment, and a mint or swap estimated
+ * there runs out of gas (found in the test chains' snapshots, and in CI on 2026-12-05: a test's swap reverted).
  */
-const SEED_GAS = 8_000_000n;
+export const POOL_TRADE_GAS = 8_000_000n;
 
 /**
  * Full-range liquidity in every pool of the network at the market's prices: a pool not yet created is created at the
@@ -182,7 +183,7 @@ export async function seedPools(
             token1.address,
             pool.fee,
             target,
-            { gasLimit: SEED_GAS },
+            { gasLimit: POOL_TRADE_GAS },
           )
         ).wait();
         address = (await factory.getFunction('getPool')(token0.address, token1.address, pool.fee)) as string;
@@ -208,7 +209,7 @@ export async function seedPools(
               recipient: wallet.address,
               deadline: MaxUint256,
             },
-            { gasLimit: SEED_GAS },
+            { gasLimit: POOL_TRADE_GAS },
           )
         ).wait();
         log?.(`seeded ${label} at the market's price`);
@@ -235,7 +236,7 @@ export async function seedPools(
             // The swap stops at the market's price: the router takes only what it needed.
             sqrtPriceLimitX96: target,
           },
-          { gasLimit: SEED_GAS },
+          { gasLimit: POOL_TRADE_GAS },
         )
       ).wait();
       log?.(`traded ${label} back to the market's price`);

@@ -15,6 +15,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { callApi } from '../helpers/bank';
 import { bearer, deployAccount } from '../helpers/wallet';
+import { POOL_TRADE_GAS } from '../../dev/uniswap';
 
 /**
  * Quotes from Uniswap v3 deployed on the local chains from Uniswap's own artifacts, its pools seeded at the sandbox
@@ -161,7 +162,7 @@ describe('exchange quotes from Uniswap v3 on chain', () => {
           amountOutMinimum: 0n,
           sqrtPriceLimitX96: 0n,
         },
-        { nonce: nonce + 2 },
+        { nonce: nonce + 2, gasLimit: POOL_TRADE_GAS },
       )
     ).wait();
     // Quotes read the newest block at most once a second (QUOTE_BLOCK_CACHE_MS).

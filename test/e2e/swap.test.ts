@@ -8,6 +8,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { bearer, deployAccount, signSlot } from '../helpers/wallet';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
+import { POOL_TRADE_GAS } from '../../dev/uniswap';
 
 /**
  * Swaps on the local Uniswap v3 (Uniswap's own artifacts), from a quote to what the chain shows: the account's
@@ -174,7 +175,7 @@ describe('swaps on ETHEREUM through Uniswap v3', () => {
           amountOutMinimum: 0n,
           sqrtPriceLimitX96: 0n,
         },
-        { value: parseEther(eth) },
+        { value: parseEther(eth), gasLimit: POOL_TRADE_GAS },
       )
     ).wait();
   };

@@ -6,6 +6,7 @@ import type { Client } from '@temporalio/client';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { execFileSync } from 'node:child_process';
 import { resolveTemporalCli } from '../../dev/temporal-cli';
+import { POOL_TRADE_GAS } from '../../dev/uniswap';
 import { makeIdCardPng } from '../../sandbox/id-card-image';
 import { DataEncryption } from '../../platform/data-encryption';
 import { createDataConverter } from '../../platform/temporal';
@@ -458,7 +459,7 @@ if (process.env.RECORD_HISTORIES) {
               0n,
               0n,
             ],
-            { value: parseEther('200') },
+            { value: parseEther('200'), gasLimit: POOL_TRADE_GAS },
           )
         ).wait();
         const worker = runServiceProcess('worker/main.ts', stack.workerProcessEnv());
