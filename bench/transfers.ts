@@ -50,6 +50,8 @@ export interface TransferLevel {
   counts: { api: WorkflowCounts; durable: WorkflowCounts };
   /** Where the API round's time went (medians over its transfers, ms), from the workflows' histories. */
   breakdown: Record<string, number>;
+  /** The same for the minimal durable transfers (its one activity's wait and run, its workflow tasks'). */
+  durableBreakdown: Record<string, number>;
   /**
    * Database statements per transfer through the API (each process's db_statements_total over the round, from the
    * first request to the last confirmation; the finality watch's reads in that time included), BEGIN and COMMIT counted.
@@ -64,15 +66,15 @@ export interface TransferLevel {
  */
 async function breakdownOf(
   client: Client,
-  transfers: Array<{ transferId: string; sentAt: number; answeredAt: number }>,
+  transfers: Array<{ workflowId: string; sentAt: number; answeredAt: number }>,
 ): Promise<Record<string, number>> {
   const E = temporal.api.enums.v1.EventType;
   const at = (e: temporal.api.history.v1.IHistoryEvent) =>
     Number(e.eventTime!.seconds) * 1000 + (e.eventTime!.nanos ?? 0) / 1e6;
   const parts: Record<string, number[]> = {};
   const add = (name: string, ms: number) => (parts[name] ??= []).push(ms);
-  for (const { transferId, sentAt, answeredAt } of transfers) {
-    const events = (await client.workflow.getHandle(transferWorkflowId(transferId)).fetchHistory()).events ?? [];
+  for (const { workflowId, sentAt, answeredAt } of transfers) {
+    const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
     const byId = new Map(events.map((e) => [Number(e.eventId), e]));
     const started = events.find((e) => e.eventType === E.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED)!;
     const closed = events.find((e) => e.eventType === E.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED)!;
@@ -178,14 +180,6 @@ async function inBatches<T, R>(items: T[], limit: number, work: (item: T, index:
   return results;
 }
 
-const summary = (users: number, started: number, done: number[], latencies: number[], transactions: number) => ({
-  users,
-  perSecond: Math.round((users / ((Math.max(...done) - started) / 1000)) * 10) / 10,
-  p50: Math.round(percentile(latencies, 50)),
-  p99: Math.round(percentile(latencies, 99)),
-  transactions,
-});
-
 const INCLUDED = new Set(['confirmed', 'finalized']);
 
 type Cpu = {
@@ -193,11 +187,20 @@ type Cpu = {
   per(before: unknown, count: number): { perRequest: Record<string, number>; machineBusyPercent: number };
 };
 
+/** A round's raw figures, kept so several rounds at one level can be pooled. */
+interface RawRound {
+  users: number;
+  seconds: number;
+  latencies: number[];
+  hashes: Set<string>;
+  cpu: { perRequest: Record<string, number>; machineBusyPercent: number };
+}
+
 /**
- * Runs `each` over `items` at once and times them: per second from the start to the last one done, each one's
- * latency, the bundles they went out in (what `each` answers) and the CPU of each process over the round.
+ * Runs `each` over `items` at once and times them: from the start to the last one done, each one's latency, the
+ * bundles they went out in (what `each` answers) and the CPU of each process over the round.
  */
-async function timedRound<T>(items: T[], cpu: Cpu, each: (item: T) => Promise<string>): Promise<TransferRound> {
+async function timedRound<T>(items: T[], cpu: Cpu, each: (item: T) => Promise<string>): Promise<RawRound> {
   const cpuBefore = cpu.snapshot();
   const started = performance.now();
   const done: number[] = [];
@@ -212,8 +215,44 @@ async function timedRound<T>(items: T[], cpu: Cpu, each: (item: T) => Promise<st
       latencies.push(now - t0);
     }),
   );
-  return { ...summary(items.length, started, done, latencies, hashes.size), cpu: cpu.per(cpuBefore, items.length) };
+  return {
+    users: items.length,
+    seconds: (Math.max(...done) - started) / 1000,
+    latencies,
+    hashes,
+    cpu: cpu.per(cpuBefore, items.length),
+  };
 }
+
+/**
+ * Rounds of one level pooled: per second over their summed durations, the percentiles over every transfer's latency,
+ * the bundles counted together and each process's CPU per transfer averaged (every round sends as many).
+ */
+function pooled(rounds: RawRound[]): TransferRound {
+  const latencies = rounds.flatMap((r) => r.latencies);
+  const mean = (values: number[]) => Math.round((values.reduce((a, b) => a + b, 0) / values.length) * 10) / 10;
+  const processes = Object.keys(rounds[0]!.cpu.perRequest);
+  return {
+    users: rounds[0]!.users,
+    perSecond:
+      Math.round((rounds.reduce((n, r) => n + r.users, 0) / rounds.reduce((n, r) => n + r.seconds, 0)) * 10) / 10,
+    p50: Math.round(percentile(latencies, 50)),
+    p99: Math.round(percentile(latencies, 99)),
+    transactions: rounds.reduce((n, r) => n + r.hashes.size, 0),
+    cpu: {
+      perRequest: Object.fromEntries(processes.map((p) => [p, mean(rounds.map((r) => r.cpu.perRequest[p] ?? 0))])),
+      machineBusyPercent: mean(rounds.map((r) => r.cpu.machineBusyPercent)),
+    },
+  };
+}
+
+/**
+ * Rounds per level: one transfer's latency moves by hundreds of ms with where Alto's bundling and the chain's block
+ * fall, so a p50 of one round of 10 moved by more than 400 ms between runs of one build. Up to 10 at once, this many
+ * rounds of each kind run in turn (straight, minimal durable, ours, then again) and are pooled.
+ */
+export const SMALL_LEVEL_ROUNDS = 5;
+
 const PIN = '482915';
 
 export async function transfersEndToEnd(options: {
@@ -241,13 +280,17 @@ export async function transfersEndToEnd(options: {
   };
   const bundler = new BundlerClient(network.bundlerUrl, network.entryPoint);
   const most = Math.max(...levels);
+  const roundsAt = (users: number) => (users <= 10 ? SMALL_LEVEL_ROUNDS : 1);
+  // A level's rounds through the API are sent by different users: every transfer goes to a new recipient, and five
+  // new recipients of one user within a day open a monitoring case (MONITORING_FAN_OUT_RECIPIENTS) that holds it.
+  const registered = Math.max(...levels.map((users) => users * roundsAt(users)));
   try {
     // ---- Set-up (unmeasured): users with a PIN and a deployed account holding 1 ETH; accounts of our own for the
     // pre-signed operations, on the same chain and bundler.
     const setUp = performance.now();
-    log(`  ${most} users with a PIN and an account on ${network.networkId} (registered 4 at a time)`);
+    log(`  ${registered} users with a PIN and an account on ${network.networkId} (registered 4 at a time)`);
     const users: Array<{ user: RegisteredUser; account: string }> = await inBatches(
-      Array.from({ length: most }, (_, i) => i),
+      Array.from({ length: registered }, (_, i) => i),
       4,
       async () => {
         const user = await registerUser(stack, undefined, { pin: PIN });
@@ -263,13 +306,13 @@ export async function transfersEndToEnd(options: {
     const transferKey = Wallet.createRandom();
     const ownAccounts = await accountsWithTransferKey(chain, bundler, transferKey, most);
 
+    // The API's transfers and statements, and the minimal durable transfers, of the level's rounds so far.
     let lastRound: Array<{ transferId: string; sentAt: number; answeredAt: number }> = [];
     let lastStatements = { api: 0, worker: 0 };
-    const viaApi = async (count: number): Promise<TransferRound> => {
-      lastRound = [];
+    const viaApi = async (count: number, nth = 0): Promise<RawRound> => {
       // Each request's body and its PIN (a JWE naming this very transfer) made before the clock starts.
       const requests = await Promise.all(
-        users.slice(0, count).map(async ({ user }) => {
+        users.slice(nth * count, (nth + 1) * count).map(async ({ user }) => {
           const key = randomUUID();
           const body = {
             to_address: Wallet.createRandom().address,
@@ -287,7 +330,8 @@ export async function transfersEndToEnd(options: {
         if (answer.status !== 200 && answer.status !== 202)
           throw new Error(`transfer answered ${answer.status}: ${JSON.stringify(answer.body)}`);
         while (!INCLUDED.has(answer.body.status as string)) {
-          if (answer.body.status === 'failed') throw new Error(`transfer failed: ${JSON.stringify(answer.body)}`);
+          if (answer.body.status === 'failed' || answer.body.status === 'held_for_review')
+            throw new Error(`transfer ${answer.body.status as string}: ${JSON.stringify(answer.body)}`);
           await new Promise((r) => setTimeout(r, 50));
           answer = await callApi(stack, `/api/v1/transfer/crypto/${answer.body.transfer_id}`, user);
         }
@@ -295,10 +339,9 @@ export async function transfersEndToEnd(options: {
         return answer.body.tx_hash as string;
       });
       const statementsAfter = await options.statements();
-      const per = (n: number) => Math.round((n / count) * 10) / 10;
       lastStatements = {
-        api: per(statementsAfter.api - statementsBefore.api),
-        worker: per(statementsAfter.worker - statementsBefore.worker),
+        api: lastStatements.api + statementsAfter.api - statementsBefore.api,
+        worker: lastStatements.worker + statementsAfter.worker - statementsBefore.worker,
       };
       return round;
     };
@@ -311,7 +354,7 @@ export async function transfersEndToEnd(options: {
           .map((account) => signedTransfer(chain, bundler, transferKey, account, Wallet.createRandom().address, 100n)),
       );
 
-    const straight = async (count: number): Promise<TransferRound> => {
+    const straight = async (count: number): Promise<RawRound> => {
       const ops = await signedOps(count);
       return timedRound(ops, cpu, async (op) => {
         await bundler.send(op.op);
@@ -321,14 +364,13 @@ export async function transfersEndToEnd(options: {
       });
     };
 
-    let lastDurable: string[] = [];
-    const durable = async (count: number): Promise<TransferRound> => {
-      lastDurable = [];
+    let lastDurable: Array<{ workflowId: string; sentAt: number; answeredAt: number }> = [];
+    const durable = async (count: number): Promise<RawRound> => {
       const ops = await signedOps(count);
       return timedRound(ops, cpu, async (op) => {
         const workflowId = `bench-durable-transfer-${randomUUID()}`;
-        lastDurable.push(workflowId);
-        return baseline.client.workflow.execute('minimalDurableTransferWorkflow', {
+        const sentAt = Date.now();
+        const txHash = (await baseline.client.workflow.execute('minimalDurableTransferWorkflow', {
           taskQueue: baseline.taskQueue,
           workflowId,
           args: [
@@ -339,7 +381,9 @@ export async function transfersEndToEnd(options: {
               hash: op.hash,
             },
           ],
-        }) as Promise<string>;
+        })) as string;
+        lastDurable.push({ workflowId, sentAt, answeredAt: Date.now() });
+        return txHash;
       });
     };
 
@@ -350,9 +394,21 @@ export async function transfersEndToEnd(options: {
     await options.atMeasuredLoad?.();
     const rows: TransferLevel[] = [];
     for (const users of levels) {
-      const bundlerRound = await straight(users);
-      const durableRound = await durable(users);
-      const apiRound = await viaApi(users);
+      const rounds = roundsAt(users);
+      const raw: Record<'bundler' | 'durable' | 'api', RawRound[]> = { bundler: [], durable: [], api: [] };
+      lastRound = [];
+      lastStatements = { api: 0, worker: 0 };
+      lastDurable = [];
+      for (let round = 0; round < rounds; round += 1) {
+        raw.bundler.push(await straight(users));
+        raw.durable.push(await durable(users));
+        raw.api.push(await viaApi(users, round));
+      }
+      const [bundlerRound, durableRound, apiRound] = [pooled(raw.bundler), pooled(raw.durable), pooled(raw.api)];
+      const sent = users * rounds;
+      const per = (n: number) => Math.round((n / sent) * 10) / 10;
+      lastStatements = { api: per(lastStatements.api), worker: per(lastStatements.worker) };
+      if (rounds > 1) log(`  ${users} at once: ${rounds} rounds of each, pooled`);
       log(
         `  ${users} at once: API ${apiRound.perSecond}/s (p50 ${apiRound.p50} ms, p99 ${apiRound.p99} ms, ${apiRound.transactions} tx); ` +
           `straight to the bundler ${bundlerRound.perSecond}/s (p50 ${bundlerRound.p50} ms, p99 ${bundlerRound.p99} ms, ${bundlerRound.transactions} tx)`,
@@ -360,8 +416,13 @@ export async function transfersEndToEnd(options: {
       log(
         `  ${users} at once: minimal durable transfer ${durableRound.perSecond}/s (p50 ${durableRound.p50} ms, p99 ${durableRound.p99} ms, ${durableRound.transactions} tx)`,
       );
-      const breakdown = await breakdownOf(temporalClient, lastRound);
+      const breakdown = await breakdownOf(
+        temporalClient,
+        lastRound.map((t) => ({ ...t, workflowId: transferWorkflowId(t.transferId) })),
+      );
+      const durableBreakdown = await breakdownOf(baseline.client, lastDurable);
       log(`  ${users} at once, where a transfer's time went (medians, ms): ${JSON.stringify(breakdown)}`);
+      log(`  ${users} at once, where a minimal durable one's went: ${JSON.stringify(durableBreakdown)}`);
       log(
         `  ${users} at once, CPU ms per transfer: API ${JSON.stringify(apiRound.cpu)}; minimal durable ${JSON.stringify(durableRound.cpu)}; straight ${JSON.stringify(bundlerRound.cpu)}`,
       );
@@ -375,7 +436,10 @@ export async function transfersEndToEnd(options: {
             since: Math.min(...lastRound.map((t) => t.sentAt)),
           },
         ),
-        durable: await countsOf(baseline.client, lastDurable),
+        durable: await countsOf(
+          baseline.client,
+          lastDurable.map((t) => t.workflowId),
+        ),
       };
       log(
         `  ${users} at once, per transfer: API ${JSON.stringify(counts.api)}; minimal durable ${JSON.stringify(counts.durable)}`,
@@ -388,6 +452,7 @@ export async function transfersEndToEnd(options: {
         durable: durableRound,
         counts,
         breakdown,
+        durableBreakdown,
         statements: lastStatements,
       });
     }
