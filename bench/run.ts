@@ -1480,7 +1480,7 @@ ${t
   )
   .join('\n')}
 
-Where a transfer's time went through the API (medians over the round's transfers, ms, from the workflow histories
+Where a transfer's time went through the API (medians over the rounds' transfers, ms, from the workflow histories
 and the bench's clock; the last screening, the signing, the submission and the recording of the outcome are one
 activity, sendTransfer, since the transfer's version 4): ${t
     .map(
