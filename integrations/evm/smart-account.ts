@@ -56,7 +56,14 @@ export class ChainProviders {
     if (!provider) {
       const request = new FetchRequest(network.rpcUrl);
       request.timeout = this.timeoutMs;
-      provider = new NativeBodyJsonRpcProvider(request, network.chainId, { staticNetwork: true, pollingInterval: 250 });
+      provider = new NativeBodyJsonRpcProvider(request, network.chainId, {
+        staticNetwork: true,
+        pollingInterval: 250,
+        // Calls asked in the same tick still go as one batch, without waiting ethers' default 10 ms for more: that
+        // wait was paid by every call a step awaits before its next one (a transfer's signer, nonce and fee reads, the
+        // inclusion watch's head and logs, the api's balance read).
+        batchStallTime: 0,
+      });
       this.providers.set(network.networkId, provider);
     }
     return provider;

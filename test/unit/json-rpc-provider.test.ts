@@ -2,6 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { FetchRequest, JsonRpcProvider } from 'ethers';
 import { NativeBodyJsonRpcProvider } from '../../integrations/evm/json-rpc-provider';
+import { ChainProviders } from '../../integrations/evm/smart-account';
+import type { EvmNetwork } from '../../platform/networks';
 
 /**
  * The chains' provider decodes answers natively (integrations/evm/json-rpc-provider.ts). Each case is asked of it and
@@ -99,5 +101,54 @@ describe("the chains' JSON-RPC provider against ethers' own", () => {
     const got = await outcome(ours!.send('eth_blockNumber', []));
     expect(got).toMatchObject({ code: 'SERVER_ERROR' });
     expect(got).toEqual(await outcome(theirs!.send('eth_blockNumber', [])));
+  });
+});
+
+describe("the chains' provider (ChainProviders.for): one batch per tick, no wait for more", () => {
+  let server: Server;
+  const requests: Array<Array<{ method: string }>> = [];
+  let providers: ChainProviders;
+  let provider: JsonRpcProvider;
+
+  beforeAll(async () => {
+    // A node answering every call of a batch (0x1), and recording each HTTP request's calls.
+    server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString()) as unknown;
+        const calls = (Array.isArray(body) ? body : [body]) as Array<{ id: number; method: string }>;
+        requests.push(calls.map(({ method }) => ({ method })));
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(calls.map(({ id }) => ({ jsonrpc: '2.0', id, result: '0x1' }))));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    providers = new ChainProviders();
+    const network = {
+      networkId: 'LOCAL',
+      chainId: 31337,
+      rpcUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    } as EvmNetwork;
+    provider = providers.for(network);
+  });
+  afterAll(async () => {
+    providers.destroy();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('sends the calls asked in one tick as one request', async () => {
+    requests.length = 0;
+    await Promise.all([provider.send('eth_blockNumber', []), provider.send('eth_gasPrice', [])]);
+    expect(requests).toEqual([[{ method: 'eth_blockNumber' }, { method: 'eth_gasPrice' }]]);
+  });
+
+  it('sends a call asked a few milliseconds after another at once, not in its batch (ethers waits 10 ms for more by default)', async () => {
+    requests.length = 0;
+    const first = provider.send('eth_blockNumber', []);
+    await new Promise((resolve) => setTimeout(resolve, 3));
+    await Promise.all([first, provider.send('eth_gasPrice', [])]);
+    expect(requests).toEqual([[{ method: 'eth_blockNumber' }], [{ method: 'eth_gasPrice' }]]);
   });
 });
