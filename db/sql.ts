@@ -138,7 +138,12 @@ export class RowLock {
   }
 }
 
-/** The user's row, locked: what orders a user's limits and budgets (the day's transfers, sponsored gas). */
+/**
+ * The user's row, locked: what orders a user's limits and budgets (the day's transfers, sponsored gas). What it guards
+ * is read by a statement of its own after the lock, never joined into the locking one: on PostgreSQL a `select … for
+ * update` that waited for the lock re-checks only the locked row, and would count the other rows as of its start,
+ * without what the transaction it waited for recorded.
+ */
 export const USER_LOCK = new RowLock('user-lock', 'User', 'users', ['id']);
 
 export const isPostgres = (em: EntityManager): boolean => em.getDriver() instanceof PostgreSqlDriver;
