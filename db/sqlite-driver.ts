@@ -17,6 +17,18 @@ interface KnexTransaction {
 const converter = new BetterSqliteExceptionConverter();
 
 /**
+ * A failure of the driver as MikroORM converts its statements' ("database is locked": LockWaitTimeoutException).
+ * Anything with a message is converted, not only an `instanceof Error`: better-sqlite3's native addon builds its
+ * errors with the SqliteError class of the first realm that loaded it, so in another realm (a second jest test file in
+ * the same worker, as in CI on 2026-12-06) they are not `instanceof Error` there and went through unconverted.
+ */
+export function driverException(error: unknown): unknown {
+  return typeof (error as { message?: unknown } | null)?.message === 'string'
+    ? converter.convertException(error as Error)
+    : error;
+}
+
+/**
  * knex's better-sqlite3 client, whose top-level transactions begin IMMEDIATE (savepoints are unchanged).
  *
  * knex begins a plain (DEFERRED) transaction: it reads under a snapshot and asks for the write lock only at its first
@@ -42,7 +54,7 @@ class ImmediateTransactionsDialect extends BetterSqliteKnexDialect {
     // the api answers 503 "busy"), before anything ran in it.
     trx.begin = (connection) =>
       trx.trxClient.query(connection, 'BEGIN IMMEDIATE;').catch((error: unknown) => {
-        throw error instanceof Error ? converter.convertException(error) : error;
+        throw driverException(error);
       });
     return trx;
   }

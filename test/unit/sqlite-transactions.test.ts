@@ -2,9 +2,11 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LockWaitTimeoutException } from '@mikro-orm/core';
+import { runInNewContext } from 'node:vm';
+import { DriverException, LockWaitTimeoutException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/knex';
 import { createOrm, type Orm } from '../../db/orm';
+import { driverException } from '../../db/sqlite-driver';
 
 /**
  * The embedded file is shared by two processes, the api and the worker. A transaction that reads and then writes must
@@ -97,5 +99,17 @@ describe('SQLite transactions beside another process', () => {
     } finally {
       await connection.execute('pragma busy_timeout = 5000');
     }
+  });
+
+  it("converts the driver's errors made in another realm, which are not instanceof Error here", () => {
+    // better-sqlite3's addon makes its errors with the SqliteError of the first realm that loaded it: in CI a second
+    // test file of the same jest worker got them unconverted (a raw SqliteError where LockWaitTimeoutException was due).
+    const foreign = runInNewContext(
+      "Object.assign(new Error('BEGIN IMMEDIATE; - database is locked'), { code: 'SQLITE_BUSY' })",
+    ) as unknown;
+    expect(foreign instanceof Error).toBe(false);
+    expect(driverException(foreign)).toBeInstanceOf(LockWaitTimeoutException);
+    expect(driverException(runInNewContext("new Error('disk I/O error')"))).toBeInstanceOf(DriverException);
+    expect(driverException('not an error')).toBe('not an error');
   });
 });
