@@ -38,15 +38,20 @@ describe('docker-compose.yml', () => {
         'migrate',
       ]),
     );
-    // The api runs as the image's default command does (with its V8 memory flag), the workers with the same flag:
-    // what npm run bench measures.
+    // The api runs as the image's default command does (with its V8 memory flag), the workers with the same flag and
+    // their old space's growth bounded: what npm run bench measures.
     const dockerfileCmd = JSON.parse(
       /^CMD (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))![1]!,
     ) as string[];
     expect(dockerfileCmd).toEqual(['node', '--max-semi-space-size=8', 'dist/api/main.js']);
     expect(compose.services.api.command).toEqual(dockerfileCmd);
     for (const worker of ['worker-1', 'worker-2'])
-      expect(compose.services[worker].command).toEqual(['node', '--max-semi-space-size=8', 'dist/worker/main.js']);
+      expect(compose.services[worker].command).toEqual([
+        'node',
+        '--max-semi-space-size=8',
+        '--heap-growing-percent=25',
+        'dist/worker/main.js',
+      ]);
   });
 
   it('puts a proxy in front of the api replicas, which publish no host port of their own and trust its X-Forwarded-For', () => {
