@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
 import {
   KycBasicInfoEntity,
@@ -11,8 +11,8 @@ import {
   type CaseKind,
   type Transfer,
 } from '../db/entities';
-import { newTravelRuleRecord, openCase, replaceSanctionsList } from '../db/compliance';
-import { OFAC_SDN, ScreeningUnavailable, type SanctionsScreening, type SdnListClient } from '../integrations/sanctions';
+import { newTravelRuleRecord, openCase } from '../db/compliance';
+import { ScreeningUnavailable, type SanctionsScreening } from '../integrations/sanctions';
 import { ivms101Message, type PersonName } from '../integrations/travel-rule/ivms101';
 import { sameAccount, type TravelRuleCounterpart, type TrpClient } from '../integrations/travel-rule/trp';
 import type { CodeClient } from '../integrations/travel-rule/code/client';
@@ -28,7 +28,6 @@ import { clock } from '../platform/clock';
 export interface ComplianceActivityDeps {
   orm: Orm;
   sanctions: SanctionsScreening;
-  sdnList: SdnListClient;
   encryption: DataEncryption;
   /** The Travel Rule network: the VASPs we exchange with and our TRP client (absent: no TLS identity configured). */
   travelRule: {
@@ -43,32 +42,7 @@ export interface ComplianceActivityDeps {
   retentionDays: number;
 }
 
-/** Heartbeats when run as an activity (the list download can take minutes); nothing otherwise. */
-const beat = (details: unknown) => {
-  try {
-    Context.current().heartbeat(details);
-  } catch {
-    /* not in an activity */
-  }
-};
-
 export const createComplianceActivities = (deps: ComplianceActivityDeps) => ({
-  /**
-   * Reads the SDN list from SANCTIONS_LIST_URL and replaces the stored one in one transaction (addresses delisted since
-   * go too). A download or parse that fails stores nothing: screening keeps the last list until it is too old.
-   */
-  async refreshSanctionsList(): Promise<{
-    listDate: string;
-    addresses: number;
-    added: number;
-    removed: number;
-    unchanged: boolean;
-  }> {
-    const read = await deps.sdnList.read((bytes) => beat({ bytes }));
-    const result = await replaceSanctionsList(deps.orm, OFAC_SDN.source, read, deps.sdnList.url);
-    return { listDate: read.listDate, addresses: read.addresses.size, ...result };
-  },
-
   /**
    * The last screening, just before the transfer is signed (the list may have changed since the API screened it). A
    * hit fails the transfer (RecipientSanctioned, nothing signed) and opens a case; a screening that cannot answer is

@@ -20,6 +20,8 @@ import { createComplianceActivities, createTravelRuleActivities, type Compliance
 import { createTestClockActivities, type TestClockActivityDeps } from './test-clock';
 import { createHousekeepingActivities, type HousekeepingActivityDeps } from './housekeeping';
 import { GasSponsor, createGasSponsorshipActivities, type GasSponsorDeps } from './gas-sponsorship';
+import { createResidentActivities, type ResidentActivityDeps } from './resident';
+import { createFinalityLooks } from './transfer';
 
 type WithGasSponsor<T> = Omit<T, 'gasSponsor'>;
 export type ActivityDeps = RegistrationActivityDeps &
@@ -40,13 +42,15 @@ export type ActivityDeps = RegistrationActivityDeps &
   TestClockActivityDeps &
   HousekeepingActivityDeps &
   SolanaSwapActivityDeps &
-  GasSponsorDeps;
+  GasSponsorDeps &
+  Omit<ResidentActivityDeps, 'finalityLooks'>;
 
 /** Every activity of the service, built from dependencies that only worker/main.ts (or a test) constructs. */
 export const createActivities = (clients: ActivityDeps) => {
   const deps = { ...clients, gasSponsor: new GasSponsor(clients) };
   const transfers = createTransferActivities(deps);
   const compliance = createComplianceActivities(deps);
+  const looks = createFinalityLooks(deps);
   return {
     ...createRegistrationActivities(deps),
     ...createSignedOperationActivities(deps),
@@ -71,7 +75,9 @@ export const createActivities = (clients: ActivityDeps) => {
     ...createTravelRuleActivities(deps),
     ...createTestClockActivities(deps),
     ...createHousekeepingActivities(deps),
+    ...createResidentActivities({ ...deps, finalityLooks: async () => looks }),
   };
 };
 
 export type Activities = ReturnType<typeof createActivities>;
+export { createFinalityLooks };

@@ -21,6 +21,7 @@ import {
 } from '../integrations/evm/smart-account';
 import { transferSignature, userOperationHash, type UserOperation } from '../integrations/evm/user-operation';
 import { submitOnce, type OperationStall, type SignedReplacement } from './submit-once';
+import type { FinalityLooks, FinalityRound, WaitingTransfer } from './resident';
 import type { GasSponsor } from './gas-sponsorship';
 import { sentOutcome, type TransferOutcome } from '../workflows/messages';
 import type { EntityManager } from '@mikro-orm/core';
@@ -54,10 +55,6 @@ export interface SubmittedTransfer {
 }
 
 const FINALITY_POLL_MS = 1_000;
-/** How long one watchFinality attempt follows its network before its workflow records a round (and may continue as new). */
-const WATCH_ROUND_MS = 5 * 60_000;
-/** The confirmed transfers one look of the watch reads, oldest block first; the rest at the next look. */
-const WATCH_BATCH = 500;
 /** How far back a reorged operation is looked for in other blocks. */
 const REORG_LOOKBACK_BLOCKS = 128;
 
@@ -90,6 +87,114 @@ export async function handOver(em: EntityManager, transferId: string, userOpHash
   if (status === 'failed' || status === 'held_for_review')
     throw refused(`the transfer is ${status}: nothing is sent for it`);
 }
+
+/**
+ * The finality watch's looks at confirmed transfers (activities/resident.ts watchFinality runs the watch; these are
+ * the ORM's part of it, loaded with the rest of the activities once a transfer is waiting).
+ */
+export const createFinalityLooks = (
+  deps: Pick<TransferActivityDeps, 'orm' | 'bundlers' | 'networks' | 'providers' | 'solanaChains'>,
+): FinalityLooks => {
+  const { orm, bundlers, networks } = deps;
+
+  /**
+   * One look at a confirmed transfer: finalized, still pending, or removed by a reorg; `moved` when it is no longer
+   * confirmed when looked at (something else put it back in flight or recorded its end).
+   */
+  const finalityOnce = async (transferId: string): Promise<'finalized' | 'pending' | 'reorged' | 'moved'> => {
+    const em = orm.em.fork();
+    const transfer = await em.findOneOrFail(TransferEntity, { transferId });
+    if (transfer.status === 'finalized') return 'finalized';
+    if (transfer.status !== 'confirmed') return 'moved';
+    const finalize = async (): Promise<'finalized'> => {
+      await changeTransfer(em, {
+        transferId,
+        from: ['confirmed'],
+        set: { status: 'finalized', nonceLane: null },
+        event: { type: 'transfer.finalized' },
+      });
+      return 'finalized';
+    };
+    const solana = networks.solana(transfer.networkId);
+    if (solana) {
+      const finality = await deps.solanaChains.for(solana).finalityOf(transfer.txHash!);
+      if (finality === 'finalized') return finalize();
+      return finality === 'dropped' ? 'reorged' : 'pending';
+    }
+    const network = networks.get(transfer.networkId)!;
+    const entryPoint = bundlers.entryPoint(transfer.networkId);
+    const receipt = await entryPoint.receiptOf(transfer.txHash!);
+    const found =
+      receipt && entryPoint.outcomeIn(receipt, transfer.userOpHash!)
+        ? { receipt }
+        : await entryPoint.findOperation(
+            transfer.userOpHash!,
+            Math.max(0, Number(transfer.blockNumber ?? 0) - REORG_LOOKBACK_BLOCKS),
+          );
+    if (!found) return 'reorged';
+    const { blockNumber, blockHash, hash } = found.receipt;
+    if (blockHash !== transfer.blockHash || hash !== transfer.txHash) {
+      // Included again in another block (or by another transaction): count its confirmations from there.
+      await em.nativeUpdate(
+        TransferEntity,
+        { transferId, status: 'confirmed' },
+        { blockNumber, blockHash, txHash: hash },
+      );
+    }
+    const provider = deps.providers.for(network);
+    const head = Number(BigInt((await provider.send('eth_blockNumber', [])) as string));
+    if (head - blockNumber + 1 < confirmationsOf(network)) return 'pending';
+    // Deep enough: final only if that block is still the canonical one at its height.
+    const canonical = (await provider.send('eth_getBlockByNumber', [`0x${blockNumber.toString(16)}`, false])) as {
+      hash: string;
+    } | null;
+    return canonical?.hash === blockHash ? finalize() : 'pending';
+  };
+
+  /**
+   * The finality watch's quick look at a transfer deep enough on an EVM chain: final when the chain still has the
+   * recorded block at its height and that block holds the operation's UserOperationEvent in the recorded transaction
+   * (what finalityOnce reads from the transaction's receipt). `round` keeps one read of each block's operations and one
+   * of each height's hash for all the transfers looked at in one round (a bundle's transfers share its block). Null
+   * for anything else (another block at that height, the operation not found there, no block recorded): finalityOnce
+   * then looks at it alone.
+   */
+  const finalIfStillThere = async (
+    transfer: WaitingTransfer,
+    round: FinalityRound,
+  ): Promise<'finalized' | 'moved' | null> => {
+    const { blockNumber, blockHash, txHash, userOpHash } = transfer;
+    if (blockNumber === null || blockNumber === undefined || !blockHash || !txHash || !userOpHash) return null;
+    const entryPoint = bundlers.entryPoint(transfer.networkId);
+    // A read the node refuses (a provider that limits eth_getLogs, a node behind on that block) is no answer: the
+    // full look, which reads otherwise, then decides (and fails the round only if it cannot read either).
+    const read = <K, V>(cache: Map<K, Promise<V | null>>, key: K, load: () => Promise<V>): Promise<V | null> => {
+      let answer = cache.get(key);
+      if (!answer) cache.set(key, (answer = load().catch(() => null)));
+      return answer;
+    };
+    // The height's hash first: a block a reorg replaced is not asked for (a node may not know it any more).
+    if ((await read(round.hashes, blockNumber, () => entryPoint.hashAt(blockNumber))) !== blockHash) return null;
+    const operations = await read(round.operations, blockHash, () => entryPoint.operationsInBlock(blockHash));
+    if (operations?.get(userOpHash.toLowerCase()) !== txHash.toLowerCase()) return null;
+    const changed = await changeTransfer(orm.em.fork(), {
+      transferId: transfer.transferId,
+      from: ['confirmed'],
+      set: { status: 'finalized', nonceLane: null },
+      event: { type: 'transfer.finalized' },
+    });
+    return changed ? 'finalized' : 'moved';
+  };
+
+  /** The chain's head (EVM): its hash and number, or null when the node has none to tell. */
+  const head = async (networkId: string) =>
+    (await deps.providers.for(networks.get(networkId)!).send('eth_getBlockByNumber', ['latest', false])) as {
+      hash: string;
+      number: string;
+    } | null;
+
+  return { finalityOnce, finalIfStillThere, head };
+};
 
 /**
  * The chain side of a transfer. The API recorded the intent (amount, recipient, reservation); here the worker opens
@@ -299,97 +404,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     );
   };
 
-  /**
-   * One look at a confirmed transfer: finalized, still pending, or removed by a reorg; `moved` when it is no longer
-   * confirmed when looked at (something else put it back in flight or recorded its end).
-   */
-  const finalityOnce = async (transferId: string): Promise<'finalized' | 'pending' | 'reorged' | 'moved'> => {
-    const em = orm.em.fork();
-    const transfer = await em.findOneOrFail(TransferEntity, { transferId });
-    if (transfer.status === 'finalized') return 'finalized';
-    if (transfer.status !== 'confirmed') return 'moved';
-    const finalize = async (): Promise<'finalized'> => {
-      await changeTransfer(em, {
-        transferId,
-        from: ['confirmed'],
-        set: { status: 'finalized', nonceLane: null },
-        event: { type: 'transfer.finalized' },
-      });
-      return 'finalized';
-    };
-    const solana = networks.solana(transfer.networkId);
-    if (solana) {
-      const finality = await deps.solanaChains.for(solana).finalityOf(transfer.txHash!);
-      if (finality === 'finalized') return finalize();
-      return finality === 'dropped' ? 'reorged' : 'pending';
-    }
-    const network = networks.get(transfer.networkId)!;
-    const entryPoint = bundlers.entryPoint(transfer.networkId);
-    const receipt = await entryPoint.receiptOf(transfer.txHash!);
-    const found =
-      receipt && entryPoint.outcomeIn(receipt, transfer.userOpHash!)
-        ? { receipt }
-        : await entryPoint.findOperation(
-            transfer.userOpHash!,
-            Math.max(0, Number(transfer.blockNumber ?? 0) - REORG_LOOKBACK_BLOCKS),
-          );
-    if (!found) return 'reorged';
-    const { blockNumber, blockHash, hash } = found.receipt;
-    if (blockHash !== transfer.blockHash || hash !== transfer.txHash) {
-      // Included again in another block (or by another transaction): count its confirmations from there.
-      await em.nativeUpdate(
-        TransferEntity,
-        { transferId, status: 'confirmed' },
-        { blockNumber, blockHash, txHash: hash },
-      );
-    }
-    const provider = deps.providers.for(network);
-    const head = Number(BigInt((await provider.send('eth_blockNumber', [])) as string));
-    if (head - blockNumber + 1 < confirmationsOf(network)) return 'pending';
-    // Deep enough: final only if that block is still the canonical one at its height.
-    const canonical = (await provider.send('eth_getBlockByNumber', [`0x${blockNumber.toString(16)}`, false])) as {
-      hash: string;
-    } | null;
-    return canonical?.hash === blockHash ? finalize() : 'pending';
-  };
-
-  /**
-   * The finality watch's quick look at a transfer deep enough on an EVM chain: final when the chain still has the
-   * recorded block at its height and that block holds the operation's UserOperationEvent in the recorded transaction
-   * (what finalityOnce reads from the transaction's receipt). `round` keeps one read of each block's operations and one
-   * of each height's hash for all the transfers looked at in one round (a bundle's transfers share its block). Null
-   * for anything else (another block at that height, the operation not found there, no block recorded): finalityOnce
-   * then looks at it alone.
-   */
-  const finalIfStillThere = async (
-    transfer: Pick<Transfer, 'transferId' | 'networkId' | 'blockNumber' | 'blockHash' | 'txHash' | 'userOpHash'>,
-    round: {
-      operations: Map<string, Promise<Map<string, string> | null>>;
-      hashes: Map<number, Promise<string | null>>;
-    },
-  ): Promise<'finalized' | 'moved' | null> => {
-    const { blockNumber, blockHash, txHash, userOpHash } = transfer;
-    if (blockNumber === null || blockNumber === undefined || !blockHash || !txHash || !userOpHash) return null;
-    const entryPoint = bundlers.entryPoint(transfer.networkId);
-    // A read the node refuses (a provider that limits eth_getLogs, a node behind on that block) is no answer: the
-    // full look, which reads otherwise, then decides (and fails the round only if it cannot read either).
-    const read = <K, V>(cache: Map<K, Promise<V | null>>, key: K, load: () => Promise<V>): Promise<V | null> => {
-      let answer = cache.get(key);
-      if (!answer) cache.set(key, (answer = load().catch(() => null)));
-      return answer;
-    };
-    // The height's hash first: a block a reorg replaced is not asked for (a node may not know it any more).
-    if ((await read(round.hashes, blockNumber, () => entryPoint.hashAt(blockNumber))) !== blockHash) return null;
-    const operations = await read(round.operations, blockHash, () => entryPoint.operationsInBlock(blockHash));
-    if (operations?.get(userOpHash.toLowerCase()) !== txHash.toLowerCase()) return null;
-    const changed = await changeTransfer(orm.em.fork(), {
-      transferId: transfer.transferId,
-      from: ['confirmed'],
-      set: { status: 'finalized', nonceLane: null },
-      event: { type: 'transfer.finalized' },
-    });
-    return changed ? 'finalized' : 'moved';
-  };
+  const { finalityOnce } = createFinalityLooks(deps);
 
   /** A transfer's outcome recorded once, with its event: a later call (a retry, a second worker) changes nothing. */
   const finish = async (
@@ -588,78 +603,6 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
         }
         // Cancellable: a worker shutting down cancels the watch at once (Temporal retries it on another worker); a
         // plain timer would hold the shutdown until the transfer is final, for as long as the chain takes.
-        await Context.current().sleep(FINALITY_POLL_MS);
-      }
-    },
-
-    /**
-     * One network's finality watch (transferFinalityWatchWorkflow): follows the chain for every confirmed transfer on
-     * it at once, finalizing each once it is final (as awaitFinality does for one), for up to `forMs`; answers early
-     * with the transfers a reorg removed, which the watch workflow hands to transfer-finality-<id> to send again. Idle,
-     * it reads the database once a second; with transfers waiting, an EVM chain's head once a second, and each transfer
-     * only once its block is deep enough: the hash at its block's height and that block's operations, read once per
-     * block for all its transfers (finalIfStillThere), else its own receipt and block (finalityOnce: a reorg below that
-     * depth is seen there too).
-     */
-    async watchFinality({
-      networkId,
-      forMs = WATCH_ROUND_MS,
-    }: {
-      networkId: string;
-      forMs?: number;
-    }): Promise<{ reorged: Array<{ transferId: string; userId: string }>; finalized: number }> {
-      const evm = networks.get(networkId);
-      if (!evm && !networks.solana(networkId))
-        throw ApplicationFailure.create({ nonRetryable: true, message: `no network ${networkId} is configured` });
-      const until = performance.now() + forMs;
-      let finalized = 0;
-      // EVM: the head the last look was made at, and the transfers looked at there: while it stands, none of theirs
-      // can have changed (depth, block); a transfer confirmed since, in that very block too, is looked at once.
-      let lastHead: string | null = null;
-      let lookedAt = new Set<string>();
-      for (;;) {
-        Context.current().heartbeat();
-        const waiting = await orm.em.fork().find(
-          TransferEntity,
-          { networkId, status: 'confirmed' },
-          {
-            fields: ['transferId', 'userId', 'networkId', 'blockNumber', 'blockHash', 'txHash', 'userOpHash'],
-            orderBy: { blockNumber: 'asc' },
-            limit: WATCH_BATCH,
-            disableIdentityMap: true,
-          },
-        );
-        if (waiting.length > 0) {
-          const head = evm
-            ? ((await deps.providers.for(evm).send('eth_getBlockByNumber', ['latest', false])) as {
-                hash: string;
-                number: string;
-              } | null)
-            : null;
-          if (head && head.hash !== lastHead) [lastHead, lookedAt] = [head.hash, new Set()];
-          const fresh = waiting.filter((t) => !lookedAt.has(t.transferId));
-          if (!evm || (head && fresh.length > 0)) {
-            const reorged: Array<{ transferId: string; userId: string }> = [];
-            const round = { operations: new Map(), hashes: new Map() };
-            for (const transfer of evm ? fresh : waiting) {
-              if (evm) lookedAt.add(transfer.transferId);
-              // EVM: not deep enough yet at this head; a reorg that removes it meanwhile is seen at that depth.
-              if (
-                evm &&
-                head &&
-                Number(BigInt(head.number)) - Number(transfer.blockNumber ?? 0) + 1 < confirmationsOf(evm)
-              )
-                continue;
-              const state =
-                (evm && (await finalIfStillThere(transfer, round))) || (await finalityOnce(transfer.transferId));
-              if (state === 'finalized') finalized += 1;
-              if (state === 'reorged') reorged.push({ transferId: transfer.transferId, userId: transfer.userId });
-            }
-            if (reorged.length > 0) return { reorged, finalized };
-          }
-        }
-        if (performance.now() >= until) return { reorged: [], finalized };
-        // Cancellable: a worker shutting down cancels the watch at once and the next worker takes it up.
         await Context.current().sleep(FINALITY_POLL_MS);
       }
     },

@@ -6,7 +6,8 @@ import { createOrm, onStatement } from '../db/orm';
 import { composeApi } from './composition';
 import { createApp } from './app';
 import { databaseStatementCounter, serveMetrics } from '../platform/metrics';
-import { followTestClock } from '../db/test-clock';
+import { followTestClock } from '../db/clock-offset';
+import { ormResidentDatabase } from '../db/sql';
 import { providerTransport } from '../platform/provider-settings';
 import { serveTravelRuleListener, trpIdentity } from './http/trp-listener';
 import { codeResponseApp, serveCodeListener } from './http/code-listener';
@@ -18,7 +19,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'api' });
   const orm = await createOrm(config.DATABASE_URL, { requireCurrentSchema: true, applicationName: 'wallet-api' });
   // The test clock (embedded stack and tests only): this process keeps to the shared offset.
-  const testClock = config.TEST_CLOCK_ENABLED ? await followTestClock(orm) : undefined;
+  const testClock = config.TEST_CLOCK_ENABLED ? await followTestClock(ormResidentDatabase(orm)) : undefined;
   const deps = await composeApi(config, orm, logger);
   onStatement(orm, databaseStatementCounter(deps.metrics.registry));
   const app = createApp(deps);

@@ -3,8 +3,6 @@ import { UniqueConstraintViolationException, type EntityManager } from '@mikro-o
 import type { Orm } from './orm';
 import {
   ComplianceCaseEntity,
-  SanctionedAddressEntity,
-  SanctionsListEntity,
   TravelRuleRecordEntity,
   type CaseKind,
   type TravelRuleRecord,
@@ -14,67 +12,6 @@ import { appendEvent } from './events';
 import { HotStatement } from './sql';
 import { clock } from '../platform/clock';
 import type { DataEncryption } from '../platform/data-encryption';
-
-/** The stored list of a source: its date, when it was read, how many addresses. */
-export async function sanctionsListState(orm: Orm, source: string) {
-  const row = await orm.em.fork().findOne(SanctionsListEntity, { source });
-  return row
-    ? {
-        listDate: row.listDate,
-        refreshedAt: row.refreshedAt,
-        addressCount: row.addressCount,
-        sha256: row.sha256,
-        sourceUrl: row.sourceUrl,
-      }
-    : null;
-}
-
-const INSERT_BATCH = 500;
-
-/**
- * Replaces a source's list in one transaction: every address of the new read in, every address it no longer names
- * out (lists shrink too: delistings), and the list's row updated. Screening reads either the old list or the new one,
- * never a mix. A read identical to the stored one (same digest) only moves refreshedAt.
- */
-export async function replaceSanctionsList(
-  orm: Orm,
-  source: string,
-  read: { listDate: string; addresses: Map<string, Set<string>>; sha256: string },
-  sourceUrl: string,
-): Promise<{ added: number; removed: number; unchanged: boolean }> {
-  return orm.em.fork().transactional(async (tx) => {
-    const current = await tx.findOne(SanctionsListEntity, { source });
-    const refreshedAt = clock.date();
-    if (current && current.sha256 === read.sha256) {
-      current.refreshedAt = refreshedAt;
-      return { added: 0, removed: 0, unchanged: true };
-    }
-    const before = new Set(
-      (await tx.find(SanctionedAddressEntity, { source }, { fields: ['addressKey'] })).map((r) => r.addressKey),
-    );
-    await tx.nativeDelete(SanctionedAddressEntity, { source });
-    const rows = [...read.addresses].map(([addressKey, assets]) => ({
-      source,
-      addressKey,
-      assets: [...assets].sort().join(','),
-    }));
-    for (let i = 0; i < rows.length; i += INSERT_BATCH)
-      await tx.insertMany(SanctionedAddressEntity, rows.slice(i, i + INSERT_BATCH));
-    await tx.upsert(SanctionsListEntity, {
-      source,
-      listDate: read.listDate,
-      refreshedAt,
-      addressCount: rows.length,
-      sha256: read.sha256,
-      sourceUrl,
-    });
-    return {
-      added: rows.filter((r) => !before.has(r.addressKey)).length,
-      removed: [...before].filter((key) => !read.addresses.has(key)).length,
-      unchanged: false,
-    };
-  });
-}
 
 export interface NewCase {
   userId: string;

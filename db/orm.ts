@@ -2,15 +2,12 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MikroORM, type Options } from '@mikro-orm/core';
 import { ALL_ENTITIES } from './entities';
-import { migrationNamesFor, migrationsFor, type Dialect } from './migrations';
+import { assertCurrentSchema, dialectOf, migrationsFor } from './migrations';
+
+export { dialectOf };
+import { ormResidentDatabase } from './sql';
 
 export type Orm = MikroORM;
-
-export function dialectOf(databaseUrl: string): Dialect {
-  if (databaseUrl.startsWith('sqlite:')) return 'sqlite';
-  if (/^postgres(ql)?:\/\//.test(databaseUrl)) return 'postgresql';
-  throw new Error(`DATABASE_URL must start with sqlite: or postgresql:// (got ${databaseUrl.split(':')[0]}:)`);
-}
 
 /**
  * MikroORM options for a DATABASE_URL: `sqlite:<file>` (embedded) or `postgresql://...` (production). Only that
@@ -83,12 +80,11 @@ export async function createOrm(
   }
   if (options.migrate) await orm.getMigrator().up();
   if (options.requireCurrentSchema) {
-    const pending = await pendingMigrations(orm, dialectOf(databaseUrl));
-    if (pending.length) {
+    try {
+      await assertCurrentSchema(ormResidentDatabase(orm), dialectOf(databaseUrl));
+    } catch (error) {
       await orm.close();
-      throw new Error(
-        `database schema is behind the code (${pending.length} pending migrations): run \`npm run db:migrate\``,
-      );
+      throw error;
     }
   }
   return orm;
@@ -102,18 +98,4 @@ export function onStatement(orm: Orm, listener: () => void): void {
   (orm.em.getConnection() as unknown as { getKnex(): { on(event: 'query', listener: () => void): void } })
     .getKnex()
     .on('query', listener);
-}
-
-/** The migrations of the code's dialect that MikroORM's table (mikro_orm_migrations) does not list as applied. */
-async function pendingMigrations(orm: Orm, dialect: Dialect): Promise<string[]> {
-  const applied = await orm.em
-    .getConnection()
-    .execute<Array<{ name: string }>>('select name from mikro_orm_migrations')
-    .catch((error: unknown) => {
-      // No table yet: nothing applied. Anything else (the database unreachable) is said as it is.
-      if (/mikro_orm_migrations/.test(String(error)) && /does not exist|no such table/.test(String(error))) return [];
-      throw error;
-    });
-  const names = new Set(applied.map((row: { name: string }) => row.name.replace(/\.(ts|js)$/, '')));
-  return migrationNamesFor(dialect).filter((name) => !names.has(name));
 }

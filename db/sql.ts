@@ -1,44 +1,18 @@
-import { createHash } from 'node:crypto';
 import type { AbstractSqlConnection } from '@mikro-orm/knex';
 import { NotFoundError, type EntityDictionary, type EntityManager, type EntityName } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
-
-/** PostgreSQL's longest name (NAMEDATALEN - 1). */
-const PG_NAME_BYTES = 63;
+import type { Orm } from './orm';
+import { Statement, pgValue, runOnPg, sqliteValue, type PgClient } from './statement';
+import type { ResidentDatabase, Rows } from './resident';
 
 /**
  * A hot statement written as SQL, run on the ORM's own pool without its query builder, unit of work or identity map:
  * for the few statements every request of a hot path runs (the session check, a quote's account, a charge start's
  * writes; see bench/NOTES.md, issue 28). PostgreSQL runs it as a named statement, parsed and planned once per pooled
- * connection; SQLite (the embedded mode, in process) runs it as it is. Everything else keeps the ORM.
- *
- * The SQL uses `?` placeholders for both dialects. Values: a Date is given as each dialect's ORM stores it (SQLite:
- * milliseconds), a plain object or array as JSON text, the rest as they are. Where the dialects differ (a row lock,
- * a list of values as one parameter) SQLite's text is given apart.
+ * connection; SQLite (the embedded mode, in process) runs it as it is. Everything else keeps the ORM. The SQL's
+ * placeholders and values are db/statement.ts's.
  */
-export class HotStatement<Row = Record<string, unknown>> {
-  private readonly pgText: string;
-  /**
-   * The name PostgreSQL keeps it under: the name itself up to 63 bytes, PostgreSQL's limit. A longer one is cut to
-   * its start and a hash of the whole (PostgreSQL would cut it at 63 bytes itself, and two names alike that far would
-   * be one statement there: the second one's prepare fails with "prepared statement already exists").
-   */
-  private readonly pgName: string;
-
-  constructor(
-    readonly name: string,
-    readonly sql: string,
-    /** SQLite's text, where it differs (SQLite has no `for update`: a write transaction there is the database's). */
-    readonly sqliteSql: string = sql,
-  ) {
-    let n = 0;
-    this.pgText = sql.replace(/\?/g, () => `$${++n}`);
-    this.pgName =
-      Buffer.byteLength(name) <= PG_NAME_BYTES
-        ? name
-        : `${name.slice(0, 40)}#${createHash('sha256').update(name).digest('hex').slice(0, 16)}`;
-  }
-
+export class HotStatement<Row = Record<string, unknown>> extends Statement<Row> {
   /**
    * The rows it answers (INSERT … RETURNING included), within the entity manager's transaction when it has one. A
    * failure is the ORM's exception for it, as its own queries throw (UniqueConstraintViolationException,
@@ -46,40 +20,7 @@ export class HotStatement<Row = Record<string, unknown>> {
    * kept.
    */
   async rows(em: EntityManager, params: readonly unknown[]): Promise<Row[]> {
-    try {
-      return await this.run(em, params);
-    } catch (error) {
-      throw em.getDriver().convertException(error as Error);
-    }
-  }
-
-  private async run(em: EntityManager, params: readonly unknown[]): Promise<Row[]> {
-    const transaction = em.getTransactionContext<unknown>();
-    if (!isPostgres(em)) {
-      return (await em
-        .getConnection()
-        .execute(this.sqliteSql, params.map(sqliteValue), 'all', transaction)) as unknown as Row[];
-    }
-    const values = params.map(pgValue);
-    // Inside a transaction, knex's transaction client answers its own connection (and releasing it does nothing).
-    const client = transaction ? (transaction as { client: KnexClient }).client : knexClientOf(em);
-    const connection = await client.acquireConnection();
-    // Told as knex tells its own statements, so one listener counts both (db/orm.ts onStatement).
-    client.emit('query', { sql: this.pgText, method: 'raw', bindings: values });
-    const query = { name: this.pgName, text: this.pgText, values };
-    try {
-      return (await connection.query(query)).rows as Row[];
-    } catch (error) {
-      // A table altered since this connection prepared the statement (a migration adding a column, with this process
-      // running): PostgreSQL refuses the kept plan for good ("cached plan must not change result type"). Outside a
-      // transaction (which the error has aborted) the statement is prepared again and run once more.
-      if ((error as { code?: string }).code !== STALE_PLAN || transaction) throw error;
-      await connection.query(`deallocate "${this.pgName}"`);
-      delete connection.connection?.parsedStatements[this.pgName];
-      return (await connection.query(query)).rows as Row[];
-    } finally {
-      await client.releaseConnection(connection);
-    }
+    return runStatement(this, em, params);
   }
 
   /** The first row, or undefined. */
@@ -148,14 +89,6 @@ export const USER_LOCK = new RowLock('user-lock', 'User', 'users', ['id']);
 
 export const isPostgres = (em: EntityManager): boolean => em.getDriver() instanceof PostgreSqlDriver;
 
-/** PostgreSQL's feature_not_supported, which "cached plan must not change result type" is. */
-const STALE_PLAN = '0A000';
-
-interface PgClient {
-  query(query: { name: string; text: string; values: unknown[] } | string): Promise<{ rows: unknown[] }>;
-  /** node-postgres's connection: the names it has prepared on it, which it would not prepare again. */
-  connection?: { parsedStatements: Record<string, string> };
-}
 interface KnexClient {
   emit(event: 'query', query: { sql: string; method: string; bindings: unknown[] }): boolean;
   acquireConnection(): Promise<PgClient>;
@@ -165,10 +98,51 @@ interface KnexClient {
 const knexClientOf = (em: EntityManager): KnexClient =>
   ((em.getConnection() as unknown as AbstractSqlConnection).getKnex() as unknown as { client: KnexClient }).client;
 
-const isJson = (value: unknown): boolean =>
-  value !== null && typeof value === 'object' && !(value instanceof Date) && !Buffer.isBuffer(value);
+/**
+ * Runs a statement on the ORM's pool, within the entity manager's transaction when it has one. A failure is the ORM's
+ * exception for it, as its own queries throw (UniqueConstraintViolationException, DeadlockException,
+ * LockWaitTimeoutException…: the api answers a busy database 503, not 500), the driver's `code` kept.
+ */
+async function runStatement<Row>(
+  statement: Statement<Row>,
+  em: EntityManager,
+  params: readonly unknown[],
+): Promise<Row[]> {
+  try {
+    const transaction = em.getTransactionContext<unknown>();
+    if (!isPostgres(em)) {
+      return (await em
+        .getConnection()
+        .execute(statement.sqliteSql, params.map(sqliteValue), 'all', transaction)) as unknown as Row[];
+    }
+    const values = params.map(pgValue);
+    // Inside a transaction, knex's transaction client answers its own connection (and releasing it does nothing).
+    const client = transaction ? (transaction as { client: KnexClient }).client : knexClientOf(em);
+    const connection = await client.acquireConnection();
+    // Told as knex tells its own statements, so one listener counts both (db/orm.ts onStatement).
+    client.emit('query', { sql: statement.pgText, method: 'raw', bindings: values });
+    try {
+      return await runOnPg(connection, statement, values, Boolean(transaction));
+    } finally {
+      await client.releaseConnection(connection);
+    }
+  } catch (error) {
+    throw em.getDriver().convertException(error as Error);
+  }
+}
 
-const pgValue = (value: unknown): unknown => (isJson(value) ? JSON.stringify(value) : value);
-
-const sqliteValue = (value: unknown): unknown =>
-  value instanceof Date ? value.getTime() : typeof value === 'boolean' ? Number(value) : pgValue(value);
+/**
+ * The worker's resident database (db/resident.ts) over the ORM's own pool: what the worker uses on SQLite (the
+ * embedded mode, one file the ORM already holds open) and what the in-process test stack's worker uses.
+ */
+export function ormResidentDatabase(orm: Orm): ResidentDatabase {
+  const over = (em: EntityManager): Rows => ({
+    rows: <Row>(statement: Statement<Row>, params: readonly unknown[]) => runStatement(statement, em, params),
+  });
+  return {
+    ...over(orm.em),
+    dialect: isPostgres(orm.em) ? 'postgresql' : 'sqlite',
+    transaction: (work) => orm.em.fork().transactional((tx) => work(over(tx))),
+    close: async () => undefined,
+  };
+}

@@ -4,19 +4,16 @@
  * into the envelope that creates and opens service-held keys, and only here is the paymaster's sponsor key loaded.
  */
 import { parseJsonSettings, type WorkerConfig } from '../platform/config';
-import { DataEncryption } from '../platform/data-encryption';
+import type { DataEncryption } from '../platform/data-encryption';
 import { EnvelopeEncryption } from '../platform/envelope';
-import { NetworkRegistry } from '../platform/networks';
 import type { Orm } from '../db/orm';
 import { nonceLockFor } from './nonce-lock';
 import type { ActivityDeps } from '../activities';
-import { SdnListClient, sanctionsScreeningFrom } from '../integrations/sanctions';
+import { sanctionsScreeningFrom } from '../integrations/sanctions';
 import { storedSanctionsList } from '../db/compliance';
 import { storedPriceReferences } from '../db/price-references';
-
-/** The SDN advanced XML is about 100 MB: ten minutes to read it, and no more than 1 GiB. */
-const SDN_LIST_TIMEOUT_MS = 10 * 60_000;
-const SDN_LIST_MAX_BYTES = 1024 * 1024 * 1024;
+import { ormResidentDatabase } from '../db/sql';
+import { composeResident, type ResidentParts } from './resident';
 import { RecoveryKey } from '../integrations/evm/recovery';
 import {
   bankRailFrom,
@@ -40,10 +37,17 @@ import { PriceFeedClient } from '../integrations/prices/feed';
 
 export type WorkerDeps = ActivityDeps & { encryption: DataEncryption; close(): void };
 
-/** `confirmations`: the worker's metrics of chain confirmation times (worker/main.ts passes them). */
-export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: ConfirmationObserver): WorkerDeps {
-  const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
-  const { networks } = parseJsonSettings({ networks: () => NetworkRegistry.fromJson(config.NETWORKS) });
+/**
+ * `confirmations`: the worker's metrics of chain confirmation times (worker/main.ts passes them). `parts`: the
+ * resident clients the worker built at its start (worker/resident.ts); by default built here, over the ORM's pool.
+ */
+export function composeWorker(
+  config: WorkerConfig,
+  orm: Orm,
+  confirmations?: ConfirmationObserver,
+  parts: ResidentParts = composeResident(config, ormResidentDatabase(orm)),
+): WorkerDeps {
+  const { encryption, networks, sdnList, resident } = parts;
   const providers = new ChainProviders(config.CHAIN_RPC_TIMEOUT_MS);
   const keyEnvelope = new EnvelopeEncryption(config.KEY_ENCRYPTION_KEY);
   const { mail, bank, idCardReader, idCardCheck, travelRule, marketData } = parseJsonSettings({
@@ -94,11 +98,8 @@ export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: Co
     travelRule,
     vasp: { id: config.TRAVEL_RULE_VASP_ID, name: config.TRAVEL_RULE_VASP_NAME },
     retentionDays: config.COMPLIANCE_RETENTION_DAYS,
-    sdnList: new SdnListClient({
-      url: config.SANCTIONS_LIST_URL,
-      timeoutMs: SDN_LIST_TIMEOUT_MS,
-      maxBytes: SDN_LIST_MAX_BYTES,
-    }),
+    sdnList,
+    resident,
     transferKeys: new TransferKeys(orm, keyEnvelope),
     solanaWallets: new SolanaWallets(orm, keyEnvelope),
     jupiter: config.JUPITER_API_KEY

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
-import { createActivities, type ActivityDeps } from '../activities';
+import type { Activities, ActivityDeps } from '../activities';
 import { createDataConverter, type TemporalSettings } from '../platform/temporal';
 import type { DataEncryption } from '../platform/data-encryption';
 import type { WorkerMetrics } from './metrics';
@@ -36,15 +36,26 @@ export function assertWorkflowBundle(path: string | undefined): void {
     throw new Error(`WORKFLOW_BUNDLE ${path} does not exist (npm run build writes one)`);
 }
 
-/**
- * Builds the worker from ready dependencies; used by worker/main.ts and by tests that run a real worker.
- * `workflowBundle` (WORKFLOW_BUNDLE): the workflows bundled ahead, run as they are (a missing file fails the start).
- * `roles` (WORKER_CAPABILITIES): the workflows and the capabilities this process runs (worker/worker-group.ts); all by
- * default.
- */
+type WorkerSettings = TemporalSettings & { workflowBundle?: string; roles?: readonly WorkerRole[] };
+
+/** Builds the worker from ready dependencies, every activity built at once: tests that run a real worker in-process. */
 export async function createWorker(
-  settings: TemporalSettings & { workflowBundle?: string; roles?: readonly WorkerRole[] },
+  settings: WorkerSettings,
   deps: ActivityDeps & { encryption: DataEncryption },
+  metrics?: WorkerMetrics,
+): Promise<{ worker: WorkerGroup; connection: NativeConnection }> {
+  const { createActivities } = await import('../activities');
+  return createWorkerOf(settings, { activities: createActivities(deps), encryption: deps.encryption }, metrics);
+}
+
+/**
+ * Builds the worker for these activities (worker/main.ts: those opened by use, worker/resident.ts). `workflowBundle`
+ * (WORKFLOW_BUNDLE): the workflows bundled ahead, run as they are (a missing file fails the start). `roles`
+ * (WORKER_CAPABILITIES): the workflows and the capabilities this process runs (worker/worker-group.ts); all by default.
+ */
+export async function createWorkerOf(
+  settings: WorkerSettings,
+  { activities, encryption }: { activities: Activities; encryption: DataEncryption },
   metrics?: WorkerMetrics,
 ): Promise<{ worker: WorkerGroup; connection: NativeConnection }> {
   assertWorkflowBundle(settings.workflowBundle);
@@ -64,8 +75,8 @@ export async function createWorker(
         : bundle
           ? { workflowBundle: { codePath: bundle } }
           : { workflowsPath: require.resolve('../workflows'), bundlerOptions: WORKFLOW_BUNDLE_OPTIONS }),
-      activities: createActivities(deps),
-      dataConverter: createDataConverter(deps.encryption),
+      activities,
+      dataConverter: createDataConverter(encryption),
       ...(metrics ? { interceptors: { activity: [metrics.interceptor] } } : {}),
     },
     roles,

@@ -12,6 +12,7 @@ import {
   sealOcrResult,
 } from '../db/entities';
 import type { DataEncryption } from '../platform/data-encryption';
+import { isSealedText } from '../db/legacy-data';
 
 /**
  * Upgrades of stored data that need DATA_ENCRYPTION_KEY, so they run in the worker (at start) rather than in a SQL
@@ -57,14 +58,7 @@ export async function sealLegacyPersonalData(orm: Orm, encryption: DataEncryptio
   }
   for (const info of await em.find(KycBasicInfoEntity, {})) {
     const aad = `eng-name:${info.userId}`;
-    const isSealed = (value: string) => {
-      try {
-        encryption.openText(value, aad);
-        return true;
-      } catch {
-        return false;
-      }
-    };
+    const isSealed = (value: string) => isSealedText(encryption, value, aad);
     if (isSealed(info.engSurnameSealed) && isSealed(info.engNameSealed)) continue;
     if (!isSealed(info.engSurnameSealed)) info.engSurnameSealed = encryption.sealText(info.engSurnameSealed, aad);
     if (!isSealed(info.engNameSealed)) info.engNameSealed = encryption.sealText(info.engNameSealed, aad);

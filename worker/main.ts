@@ -2,16 +2,20 @@
 import { loadConfig, WORKER_CONFIG_KEYS, ConfigError, type WorkerConfig } from '../platform/config';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { createLogger, type Logger } from '../platform/logger';
-import { createOrm, onStatement } from '../db/orm';
-import { followTestClock } from '../db/test-clock';
-import { assertWorkflowBundle, createWorker } from './create-worker';
+import { followTestClock } from '../db/clock-offset';
+import { assertCurrentSchema, dialectOf } from '../db/migrations';
+import { pgResidentDatabase, type ResidentDatabase } from '../db/resident';
+import { dataUpgradesDue } from '../db/legacy-data';
+import { assertWorkflowBundle, createWorkerOf } from './create-worker';
 import { WorkerMetrics } from './metrics';
 import { createMetricsRegistry, databaseStatementCounter, serveMetrics } from '../platform/metrics';
-import { composeWorker, type WorkerDeps } from './composition';
-import { rekeyAccountNumberHashes, sealLegacyPersonalData } from './data-upgrades';
 import { createTemporalClient, type TemporalSettings } from '../platform/temporal';
-import { sanctionsListState } from '../db/compliance';
+import { sanctionsListState } from '../db/sanctions-list';
 import { OFAC_SDN } from '../integrations/sanctions';
+import { createResidentActivities } from '../activities/resident';
+import type { FinalityLooks } from '../activities/resident';
+import type { Activities } from '../activities';
+import { activitiesByUse, composeResident, openedOnce, type ResidentParts } from './resident';
 import { ensureHousekeepingSchedule, ensureSanctionsListSchedule } from './schedules';
 import { ensureFinalityWatches } from './watches';
 import { workerRoles } from './worker-group';
@@ -53,35 +57,70 @@ async function main(): Promise<void> {
       sdkLog[method](meta ?? {}, message);
     }),
   });
-  const orm = await createOrm(config.DATABASE_URL, { requireCurrentSchema: true, applicationName: 'wallet-worker' });
+  const metrics = new WorkerMetrics(createMetricsRegistry('worker'));
+  const countStatement = databaseStatementCounter(metrics.registry);
+  // The ORM and every activity but the resident ones are opened on first use (worker/resident.ts): a worker at rest on
+  // PostgreSQL reads through a pool of its own and holds no ORM. On SQLite the ORM's connection is the resident one.
+  const orm = openedOnce(async () => {
+    const { createOrm, onStatement } = await import('../db/orm');
+    const opened = await createOrm(config.DATABASE_URL, { applicationName: 'wallet-worker' });
+    onStatement(opened, countStatement);
+    return opened;
+  });
+  const dialect = dialectOf(config.DATABASE_URL);
+  const resident: ResidentDatabase =
+    dialect === 'postgresql'
+      ? pgResidentDatabase(config.DATABASE_URL, {
+          applicationName: 'wallet-worker',
+          onStatement: countStatement,
+          onError: (error) => logger.warn({ err: error }, 'a resident database connection failed while idle'),
+        })
+      : (await import('../db/sql')).ormResidentDatabase(await orm());
+  await assertCurrentSchema(resident, dialect);
   // The test clock (embedded stack and tests only): this process keeps to the shared offset.
-  if (config.TEST_CLOCK_ENABLED) await followTestClock(orm);
+  if (config.TEST_CLOCK_ENABLED) await followTestClock(resident);
   const settings = {
     address: config.TEMPORAL_ADDRESS,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
   };
-  const metrics = new WorkerMetrics(createMetricsRegistry('worker'));
-  onStatement(orm, databaseStatementCounter(metrics.registry));
-  const deps = composeWorker(config, orm, metrics.confirmations);
-  const upgraded = {
-    rekeyed: await rekeyAccountNumberHashes(orm, deps.encryption),
-    sealed: await sealLegacyPersonalData(orm, deps.encryption),
-  };
-  if (upgraded.rekeyed || upgraded.sealed)
+  const parts = composeResident(config, resident);
+  const full = openedOnce(async () => {
+    const started = performance.now();
+    const [{ composeWorker }, { createActivities, createFinalityLooks }] = await Promise.all([
+      import('./composition'),
+      import('../activities'),
+    ]);
+    const deps = composeWorker(config, await orm(), metrics.confirmations, parts);
+    const loaded = { deps, activities: createActivities(deps), looks: createFinalityLooks(deps) };
+    logger.info({ ms: Math.round(performance.now() - started) }, 'activities opened (their first use)');
+    return loaded;
+  });
+  if (await dataUpgradesDue(resident, parts.encryption)) {
+    const { deps } = await full();
+    const { rekeyAccountNumberHashes, sealLegacyPersonalData } = await import('./data-upgrades');
+    const upgraded = {
+      rekeyed: await rekeyAccountNumberHashes(deps.orm, deps.encryption),
+      sealed: await sealLegacyPersonalData(deps.orm, deps.encryption),
+    };
     logger.info(upgraded, 'stored data upgraded (keyed account-number hashes, sealed personal data)');
+  }
   const served =
     config.METRICS_PORT === undefined
       ? undefined
       : await serveMetrics(metrics.registry, config.METRICS_HOST, config.METRICS_PORT);
   if (served) logger.info({ url: served.url }, 'metrics listening');
-  const { worker, connection } = await createWorker(
+  const activities = activitiesByUse(
+    createResidentActivities({ ...parts, finalityLooks: async (): Promise<FinalityLooks> => (await full()).looks }),
+    async (): Promise<Activities> => (await full()).activities,
+  );
+  const { worker, connection } = await createWorkerOf(
     { ...settings, roles, ...(config.WORKFLOW_BUNDLE ? { workflowBundle: config.WORKFLOW_BUNDLE } : {}) },
-    deps,
+    { activities, encryption: parts.encryption },
     metrics,
   );
   // The schedules and the finality watches are the workflows' (a process for capabilities alone starts none).
-  if (roles.includes('workflows')) await ensureWorkflowsStarted(config, settings, deps, logger);
+  if (roles.includes('workflows')) await ensureWorkflowsStarted(config, settings, parts, logger);
   // Ctrl-C reaches the whole process group and the launcher then sends SIGTERM too: shut down once.
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -95,8 +134,9 @@ async function main(): Promise<void> {
   await worker.run();
   await connection.close();
   if (served) await new Promise<void>((resolve) => served.server.close(() => resolve()));
-  deps.close();
-  await orm.close();
+  full.opened()?.deps.close();
+  await orm.opened()?.close();
+  await resident.close();
   logger.info('worker stopped');
 }
 
@@ -104,13 +144,12 @@ async function main(): Promise<void> {
 async function ensureWorkflowsStarted(
   config: WorkerConfig,
   settings: TemporalSettings,
-  deps: WorkerDeps,
+  parts: ResidentParts,
   logger: Logger,
 ): Promise<void> {
-  const orm = deps.orm;
   // The sanctions list's schedule (created once; read at once when no current list is stored).
-  const client = await createTemporalClient(settings, deps.encryption);
-  const list = await sanctionsListState(orm, OFAC_SDN.source);
+  const client = await createTemporalClient(settings, parts.encryption);
+  const list = await sanctionsListState(parts.resident, OFAC_SDN.source);
   const listStored =
     list !== null && Date.now() - list.refreshedAt.getTime() < config.SANCTIONS_LIST_REFRESH_MINUTES * 60_000;
   const schedule = await ensureSanctionsListSchedule(client, {
@@ -126,7 +165,7 @@ async function ensureWorkflowsStarted(
   logger.info({ schedule: housekeeping }, 'housekeeping schedule ensured');
   const watches = await ensureFinalityWatches(client, {
     taskQueue: settings.taskQueue,
-    networkIds: deps.networks.ids(),
+    networkIds: parts.networks.ids(),
   });
   logger.info({ watches }, 'finality watches ensured');
   await client.connection.close();

@@ -1,7 +1,8 @@
 import { proxyCapabilityActivities } from './capabilities';
-import type { ComplianceActivities, TravelRuleActivities } from '../activities/compliance';
+import type { TravelRuleActivities } from '../activities/compliance';
+import type { ResidentActivities } from '../activities/resident';
 
-const list = proxyCapabilityActivities<Pick<ComplianceActivities, 'refreshSanctionsList'>>({
+const list = proxyCapabilityActivities<Pick<ResidentActivities, 'refreshSanctionsList'>>({
   // The Treasury's file is about 100 MB: minutes to read, heartbeating as it streams.
   startToCloseTimeout: '15 minutes',
   heartbeatTimeout: '1 minute',
@@ -14,7 +15,7 @@ const list = proxyCapabilityActivities<Pick<ComplianceActivities, 'refreshSancti
  * list in place; screening fails closed once that list is older than SANCTIONS_LIST_MAX_AGE_HOURS.
  */
 export async function sanctionsListRefreshWorkflow(): Promise<
-  Awaited<ReturnType<ComplianceActivities['refreshSanctionsList']>>
+  Awaited<ReturnType<ResidentActivities['refreshSanctionsList']>>
 > {
   return list.refreshSanctionsList();
 }

@@ -15,6 +15,7 @@ import {
 import { proxyCapabilityActivities } from './capabilities';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { TransferActivities } from '../activities/transfer';
+import type { ResidentActivities } from '../activities/resident';
 import type { TransferPreparationActivities } from '../activities/transfer-prepare';
 import type { ComplianceActivities, TravelRuleActivities } from '../activities/compliance';
 import { ChainFailure, GasFailure, TransferFailure } from '../platform/failures';
@@ -125,7 +126,7 @@ const finality = proxyCapabilityActivities<Pick<TransferActivities, 'awaitFinali
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 /** One network's finality watch: rounds of a few minutes, heartbeating; retried for ever on another worker. */
-const watch = proxyCapabilityActivities<Pick<TransferActivities, 'watchFinality'>>({
+const watch = proxyCapabilityActivities<Pick<ResidentActivities, 'watchFinality'>>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },

@@ -4,7 +4,9 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
 import { ComplianceCaseEntity, TransferEntity, TravelRuleRecordEntity, type ComplianceCase } from '../../db/entities';
 import type { DataEncryption } from '../../platform/data-encryption';
-import { caseView, sanctionsListState } from '../../db/compliance';
+import { caseView } from '../../db/compliance';
+import { sanctionsListState } from '../../db/sanctions-list';
+import { ormResidentDatabase } from '../../db/sql';
 import { OFAC_SDN } from '../../integrations/sanctions';
 import { sanctionsListRefreshWorkflow } from '../../workflows/compliance';
 import {
@@ -51,7 +53,7 @@ export class ComplianceService {
   }
 
   async sanctionsList() {
-    const state = await sanctionsListState(this.deps.orm, OFAC_SDN.source);
+    const state = await sanctionsListState(ormResidentDatabase(this.deps.orm), OFAC_SDN.source);
     const staleAfter = state ? new Date(state.refreshedAt.getTime() + this.deps.maxListAgeHours * 3600_000) : null;
     return {
       source: 'ofac-sdn' as const,

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
-import { readClockOffset } from '../../db/test-clock';
+import { readClockOffset } from '../../db/clock-offset';
+import { ormResidentDatabase } from '../../db/sql';
 import { clock, setClockOffset } from '../../platform/clock';
 import { testClockMoveWorkflow } from '../../workflows/test-clock';
 import { problems } from '../http/problems';
@@ -22,7 +23,7 @@ export class TestClockService {
   constructor(private readonly deps: TestClockServiceDeps) {}
 
   async state() {
-    const offsetMs = this.deps.enabled ? await readClockOffset(this.deps.orm) : 0;
+    const offsetMs = this.deps.enabled ? await readClockOffset(ormResidentDatabase(this.deps.orm)) : 0;
     // The shared record, fresher than this process's copy of it.
     // eslint-disable-next-line no-restricted-syntax -- the system's time plus the recorded offset
     const now = new Date(Date.now() + offsetMs);

@@ -19,7 +19,9 @@ import { DataEncryption } from '../../platform/data-encryption';
 import { HttpError } from '../../api/http/problems';
 import { testDatabases } from '../helpers/databases';
 import { GasSponsorshipEntity, gasUsedKrw } from '../../db/entities';
-import { replaceSanctionsList, storedSanctionsList } from '../../db/compliance';
+import { storedSanctionsList } from '../../db/compliance';
+import { replaceSanctionsList } from '../../db/sanctions-list';
+import { ormResidentDatabase } from '../../db/sql';
 import { sanctionsScreeningFrom } from '../../integrations/sanctions';
 import { useMigratedOrm } from '../helpers/orm';
 import { Holdings } from '../../api/common/holdings';
@@ -287,7 +289,7 @@ describe.each(testDatabases())('hot statements on $name', (kind) => {
     expect(await list.read(listedKey)).toEqual({ state: null, assets: null });
     const before = Date.now();
     await replaceSanctionsList(
-      orm,
+      ormResidentDatabase(orm),
       source,
       { listDate: '2026-11-30', addresses: new Map([[listedKey, new Set(['ETH', 'USDT'])]]), sha256: 'a'.repeat(64) },
       'https://example.test/sdn.xml',

@@ -7,7 +7,8 @@ import { createOrm, type Orm } from '../../db/orm';
 import { DataEncryption } from '../../platform/data-encryption';
 import { createDataConverter, createTemporalClient } from '../../platform/temporal';
 import { setClockOffset } from '../../platform/clock';
-import { followTestClock } from '../../db/test-clock';
+import { followTestClock } from '../../db/clock-offset';
+import { ormResidentDatabase } from '../../db/sql';
 import { createLogger } from '../../platform/logger';
 import { loadConfig, API_CONFIG_KEYS, WORKER_CONFIG_KEYS, type ApiConfig } from '../../platform/config';
 import { createActivities, type Activities } from '../../activities';
@@ -341,7 +342,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   const orm = await createOrm(config.DATABASE_URL, { migrate: true });
   // The API and worker run in this process: its clock keeps to this stack's test clock (a new database: not moved),
   // and goes back to the system's when the stack stops.
-  const testClock = config.TEST_CLOCK_ENABLED ? await followTestClock(orm) : undefined;
+  const testClock = config.TEST_CLOCK_ENABLED ? await followTestClock(ormResidentDatabase(orm)) : undefined;
   const temporalSettings = { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, taskQueue };
   const temporal = await createTemporalClient(temporalSettings, encryption);
   const logger = createLogger({

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '../..');
@@ -55,6 +56,18 @@ describe('libraries loaded by use', () => {
       lazy: [],
       solana: [],
     });
+  });
+
+  it("the worker's start (what worker/main.ts imports) loads no ORM: a worker at rest opens it on first use", () => {
+    // worker/main.ts's own imports, read from it (its type-only imports load nothing).
+    const source = readFileSync(join(ROOT, 'worker/main.ts'), 'utf8');
+    const imports = [...source.matchAll(/^import (?!type )[^;]*? from '(\.\.?\/[^']+)';$/gms)].map(
+      (m) => `./worker/${m[1]}`,
+    );
+    expect(imports).toEqual(expect.arrayContaining(['./worker/./resident', './worker/../db/resident']));
+    const loaded = loadedAtStart(imports);
+    expect(loaded).toEqual(expect.arrayContaining(['@temporalio/worker', 'pg']));
+    expect(loaded.filter((name) => name.startsWith('@mikro-orm/') || name === 'knex')).toEqual([]);
   });
 
   it("the api's modules load none of them", () => {

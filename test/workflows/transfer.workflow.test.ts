@@ -17,6 +17,7 @@ import {
   type TransferInput,
 } from '../../workflows/messages';
 import { ChainFailure, TransferFailure } from '../../platform/failures';
+import type { ResidentActivities } from '../../activities/resident';
 import type { TransferActivities } from '../../activities/transfer';
 import type { TransferPreparationActivities } from '../../activities/transfer-prepare';
 import type { ComplianceActivities, TravelRuleActivities } from '../../activities/compliance';
@@ -63,8 +64,8 @@ describe('transfer workflow (stubbed activities)', () => {
     | 'transferReorged'
     | 'recordTransferNeedsReview'
     | 'awaitFinality'
-    | 'watchFinality'
   > &
+    Pick<ResidentActivities, 'watchFinality'> &
     Pick<ComplianceActivities, 'screenTransferRecipient' | 'openReviewCase' | 'releaseHeldTransfer'> &
     TransferPreparationActivities &
     Pick<TravelRuleActivities, 'sendTravelRuleInquiry' | 'recordTravelRuleOutcome' | 'confirmTravelRuleTransfer'> = {
