@@ -50,7 +50,7 @@ const WATCH_ROUND_MS = 5 * 60_000;
 /** The confirmed transfers one look of the watch reads, oldest block first; the rest at the next look. */
 const WATCH_BATCH = 500;
 
-/** A network's confirmed transfers, oldest block first (the index transfers_network_id_status_block_number_index). */
+/** A network's confirmed transfers, oldest block first (through the index on network_id and status). */
 const WAITING = new Statement<{
   transfer_id: string;
   user_id: string;

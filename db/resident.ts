@@ -9,8 +9,8 @@ export interface Rows {
 
 /**
  * What the worker reads and writes before (and without) its ORM: the schema check at start, the test clock, the
- * sanctions list's state and download, the data upgrades' check and the finality watches' look every second. A worker
- * at rest runs only these, so on PostgreSQL it holds no ORM (about 20 MiB resident, issue 52): the ORM is opened by
+ * sanctions list's state and replacement, the data upgrades' check and the finality watches' look every second. A
+ * worker at rest runs only these, so on PostgreSQL it holds no ORM (about 25 MiB resident, issue 52): the ORM is opened by
  * the first activity that needs it (worker/main.ts). On SQLite (the embedded mode) it is the ORM's own connection
  * (db/sql.ts ormResidentDatabase).
  */
@@ -21,14 +21,18 @@ export interface ResidentDatabase extends Rows {
   close(): Promise<void>;
 }
 
-/** At most this many connections: the watches' reads (one a second per network) and the list's download. */
+/** At most this many connections: the watches' reads (one a second per network) and the list's replacement. */
 const RESIDENT_POOL_MAX = 4;
+
+/** How long a statement waits for a connection (a new one, or one of the pool's while all are busy). */
+const RESIDENT_CONNECT_TIMEOUT_MS = 10_000;
 
 /**
  * The resident database on PostgreSQL: a pool of its own (node-postgres), each statement named and prepared once per
  * connection, as the ORM's hot statements are. `onStatement` is told of every statement (the worker's
- * db_statements_total); `onError` of a pooled connection's failure while idle (a database restart), which the next
- * statement's new connection gets over.
+ * db_statements_total); `onError` of a connection's failure (a database restart, a reset socket), idle or in use:
+ * the statement running on it fails (its activity is retried), the connection is dropped and the next statement opens
+ * a new one. Without a listener on each connection, node-postgres would raise a failure in use as an uncaught error.
  */
 export function pgResidentDatabase(
   url: string,
@@ -38,9 +42,13 @@ export function pgResidentDatabase(
     connectionString: url,
     max: RESIDENT_POOL_MAX,
     idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: RESIDENT_CONNECT_TIMEOUT_MS,
+    keepAlive: true,
     ...(options.applicationName ? { application_name: options.applicationName } : {}),
   });
-  pool.on('error', (error) => options.onError?.(error));
+  const failed = (error: Error) => options.onError?.(error);
+  pool.on('error', failed);
+  pool.on('connect', (client) => client.on('error', failed));
   const on = (client: PoolClient, inTransaction: boolean): Rows => ({
     rows: <Row>(statement: Statement<Row>, params: readonly unknown[]) => {
       options.onStatement?.();

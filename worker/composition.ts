@@ -3,7 +3,7 @@
  * configuration (worker/main.ts, and tests that run a real worker in-process). Only here is KEY_ENCRYPTION_KEY turned
  * into the envelope that creates and opens service-held keys, and only here is the paymaster's sponsor key loaded.
  */
-import { parseJsonSettings, type WorkerConfig } from '../platform/config';
+import type { WorkerConfig } from '../platform/config';
 import type { DataEncryption } from '../platform/data-encryption';
 import { EnvelopeEncryption } from '../platform/envelope';
 import type { Orm } from '../db/orm';
@@ -15,15 +15,6 @@ import { storedPriceReferences } from '../db/price-references';
 import { ormResidentDatabase } from '../db/sql';
 import { composeResident, type ResidentParts } from './resident';
 import { RecoveryKey } from '../integrations/evm/recovery';
-import {
-  bankRailFrom,
-  idCardAuthenticityFrom,
-  idCardReaderFrom,
-  mailerFrom,
-  marketDataFrom,
-  travelRuleFrom,
-} from '../integrations/providers';
-import { storedBankTranIds } from '../db/bank-tran-ids';
 import { CredentialIssuer } from '../integrations/credentials/issuer';
 import { CredentialBook } from '../activities/credentials';
 import { ChainProviders } from '../integrations/evm/smart-account';
@@ -45,19 +36,12 @@ export function composeWorker(
   config: WorkerConfig,
   orm: Orm,
   confirmations?: ConfirmationObserver,
-  parts: ResidentParts = composeResident(config, ormResidentDatabase(orm)),
+  parts: ResidentParts = composeResident(config, ormResidentDatabase(orm), async () => orm),
 ): WorkerDeps {
-  const { encryption, networks, sdnList, resident } = parts;
+  const { encryption, networks, sdnList, resident, mail, bank, idCardReader, idCardCheck, travelRule, marketData } =
+    parts;
   const providers = new ChainProviders(config.CHAIN_RPC_TIMEOUT_MS);
   const keyEnvelope = new EnvelopeEncryption(config.KEY_ENCRYPTION_KEY);
-  const { mail, bank, idCardReader, idCardCheck, travelRule, marketData } = parseJsonSettings({
-    marketData: () => marketDataFrom(config),
-    travelRule: () => travelRuleFrom(config),
-    mail: () => mailerFrom(config),
-    idCardReader: () => idCardReaderFrom(config),
-    idCardCheck: () => idCardAuthenticityFrom(config),
-    bank: () => bankRailFrom(config, { tranIds: storedBankTranIds(orm) }),
-  });
   return {
     orm,
     encryption,

@@ -1,4 +1,7 @@
-/** The Temporal worker process: reads its configuration, builds every real client (composeWorker) and runs the worker. */
+/**
+ * The Temporal worker process: reads its configuration, builds the clients its settings name and what it runs at rest
+ * (composeResident), and runs the worker; the ORM and every other activity (composeWorker) are opened on first use.
+ */
 import { loadConfig, WORKER_CONFIG_KEYS, ConfigError, type WorkerConfig } from '../platform/config';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { createLogger, type Logger } from '../platform/logger';
@@ -84,7 +87,7 @@ async function main(): Promise<void> {
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
   };
-  const parts = composeResident(config, resident);
+  const parts = composeResident(config, resident, orm);
   const full = openedOnce(async () => {
     const started = performance.now();
     const [{ composeWorker }, { createActivities, createFinalityLooks }] = await Promise.all([
@@ -134,7 +137,10 @@ async function main(): Promise<void> {
   await worker.run();
   await connection.close();
   if (served) await new Promise<void>((resolve) => served.server.close(() => resolve()));
-  full.opened()?.deps.close();
+  // What the first use opened (the chains' providers, the mailer), else the mailer built at start.
+  const opened = full.opened();
+  if (opened) opened.deps.close();
+  else parts.mail.close();
   await orm.opened()?.close();
   await resident.close();
   logger.info('worker stopped');

@@ -9,6 +9,16 @@ import { DataEncryption } from '../platform/data-encryption';
 import { NetworkRegistry } from '../platform/networks';
 import { SdnListClient } from '../integrations/sanctions';
 import type { ResidentDatabase } from '../db/resident';
+import type { Orm } from '../db/orm';
+import type { BankTranIdBook } from '../integrations/bank/kftc-tran-ids';
+import {
+  bankRailFrom,
+  idCardAuthenticityFrom,
+  idCardReaderFrom,
+  mailerFrom,
+  marketDataFrom,
+  travelRuleFrom,
+} from '../integrations/providers';
 import { ACTIVITY_CAPABILITY, type ActivityName } from '../workflows/capabilities';
 import type { Activities } from '../activities';
 
@@ -16,20 +26,31 @@ import type { Activities } from '../activities';
 const SDN_LIST_TIMEOUT_MS = 10 * 60_000;
 const SDN_LIST_MAX_BYTES = 1024 * 1024 * 1024;
 
-export interface ResidentParts {
-  resident: ResidentDatabase;
-  encryption: DataEncryption;
-  networks: NetworkRegistry;
-  sdnList: SdnListClient;
-}
+export type ResidentParts = ReturnType<typeof composeResident>;
 
-/** The resident clients, built once (worker/composition.ts builds the rest around them). */
-export function composeResident(config: WorkerConfig, resident: ResidentDatabase): ResidentParts {
-  const { networks } = parseJsonSettings({ networks: () => NetworkRegistry.fromJson(config.NETWORKS) });
+/**
+ * The clients built at the worker's start (worker/composition.ts builds the rest around them when an activity first
+ * needs them): the resident activities' and every provider's client from its settings, so that a setting that cannot
+ * be used (a bad JSON value, a TLS file that cannot be read) stops the worker at start, not at a first transfer. `orm`:
+ * the ORM, opened when first asked for (the bank's transaction-id book is stored through it).
+ */
+export function composeResident(config: WorkerConfig, resident: ResidentDatabase, orm: () => Promise<Orm>) {
+  const tranIds = openedOnUse<BankTranIdBook>(async () =>
+    (await import('../db/bank-tran-ids')).storedBankTranIds(await orm()),
+  );
+  const settings = parseJsonSettings({
+    networks: () => NetworkRegistry.fromJson(config.NETWORKS),
+    marketData: () => marketDataFrom(config),
+    travelRule: () => travelRuleFrom(config),
+    mail: () => mailerFrom(config),
+    idCardReader: () => idCardReaderFrom(config),
+    idCardCheck: () => idCardAuthenticityFrom(config),
+    bank: () => bankRailFrom(config, { tranIds }),
+  });
   return {
+    ...settings,
     resident,
     encryption: new DataEncryption(config.DATA_ENCRYPTION_KEY),
-    networks,
     sdnList: new SdnListClient({
       url: config.SANCTIONS_LIST_URL,
       timeoutMs: SDN_LIST_TIMEOUT_MS,
@@ -39,6 +60,21 @@ export function composeResident(config: WorkerConfig, resident: ResidentDatabase
 }
 
 type ActivityFunction = (...args: unknown[]) => Promise<unknown>;
+
+/** An object of async methods whose calls wait for `open` (run once, on the first call) and go to what it opened. */
+function openedOnUse<T extends object>(open: () => Promise<T>): T {
+  const opened = openedOnce(open);
+  return new Proxy({} as T, {
+    // Not a promise itself (no `then`): only its methods are.
+    get: (_, name) =>
+      name === 'then' || typeof name === 'symbol'
+        ? undefined
+        : async (...args: unknown[]) => {
+            const target = await opened();
+            return (target[name as keyof T] as ActivityFunction).apply(target, args);
+          },
+  });
+}
 
 /**
  * Every activity of the service (workflows/capabilities.ts names them all): the resident ones as they are, each of the

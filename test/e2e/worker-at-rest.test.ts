@@ -28,6 +28,16 @@ describe.each(testDatabases())('the worker at rest on $name', (database) => {
     await stack?.stop();
   });
 
+  it('still refuses at start a provider setting it cannot use, though the provider’s activities open on first use', async () => {
+    const refused = runServiceProcess('worker/main.ts', {
+      ...stack.workerProcessEnv(),
+      BANK_TLS_CERT_FILE: '/no/such/cert.pem',
+      BANK_TLS_KEY_FILE: '/no/such/key.pem',
+    });
+    expect(await refused.exited).toBe(1);
+    expect(refused.output()).toContain('BANK_TLS_CERT_FILE: cannot read /no/such/cert.pem (ENOENT)');
+  }, 60_000);
+
   it('downloads the sanctions list and watches every network without opening the other activities, then opens them once on first use', async () => {
     const listState = () => sanctionsListState(ormResidentDatabase(stack.orm), 'ofac-sdn');
     // The stack stored a list: gone, as on a new database, so that the worker's start downloads it.

@@ -124,6 +124,11 @@ describe("the SDN list's download (SdnListClient, over HTTP)", () => {
     answer = () => undefined; // never answers
     await expect(client(10_000_000, 300).read()).rejects.toThrow(ProviderUnavailable);
     answer = (res) => {
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.write(xml.slice(0, 200)); // starts, then stalls: the whole download is within the timeout
+    };
+    await expect(client(10_000_000, 300).read()).rejects.toThrow(/could not be read/);
+    answer = (res) => {
       res.writeHead(503);
       res.end();
     };
