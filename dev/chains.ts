@@ -8,6 +8,7 @@ import {
   getCreate2Address,
   keccak256,
   type InterfaceAbi,
+  type TransactionReceipt,
 } from 'ethers';
 import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
 import { EthereumDIDRegistry } from 'ethr-did-registry';
@@ -127,6 +128,28 @@ export async function startAnvil(options: {
  * Deploys a contract through the CREATE2 factory, so it lands on the same address on every chain;
  * a no-op when it is already there. Returns the address.
  */
+/**
+ * The receipt of a transaction sent to a local chain, asked for until the chain has it (a minute at most). Not ethers'
+ * `wait()`: when the chain mined the transaction between `wait()`'s first receipt read and its subscription to new
+ * blocks, that wait is for a next block, which a chain that mines only on transactions never makes (seen under load
+ * as a test stack's start that never ended).
+ */
+export async function mined(
+  sent: { hash: string; provider: { getTransactionReceipt(hash: string): Promise<TransactionReceipt | null> } | null },
+  what: string,
+): Promise<TransactionReceipt> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const receipt = await sent.provider!.getTransactionReceipt(sent.hash);
+    if (receipt) {
+      if (receipt.status !== 1) throw new Error(`${what} (${sent.hash}) reverted`);
+      return receipt;
+    }
+    if (Date.now() > deadline) throw new Error(`${what} (${sent.hash}) was not mined within a minute`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 export async function ensureDeployed(
   rpcUrl: string,
   artifact: { abi: unknown; bytecode: string },
@@ -148,8 +171,7 @@ export async function ensureDeployed(
       data: concat([salt, initCode]),
       gasLimit: 15_000_000n,
     });
-    const receipt = await tx.wait();
-    if (receipt?.status !== 1) throw new Error(`deployment of ${saltLabel} to ${address} reverted`);
+    await mined(tx, `deployment of ${saltLabel} to ${address}`);
     // anvil can answer eth_getCode from the previous block for a moment after mining; wait until it shows.
     for (let attempt = 0; attempt < 50; attempt += 1) {
       if ((await provider.getCode(address)) !== '0x') return address;
@@ -190,7 +212,10 @@ async function ensurePaymaster(rpcUrl: string, entryPoint: string): Promise<stri
     );
     const deposit = (await contract.getFunction('getDeposit')()) as bigint;
     if (deposit < LOCAL_PAYMASTER_DEPOSIT)
-      await (await contract.getFunction('deposit')({ value: LOCAL_PAYMASTER_DEPOSIT - deposit })).wait();
+      await mined(
+        await contract.getFunction('deposit')({ value: LOCAL_PAYMASTER_DEPOSIT - deposit }),
+        "the paymaster's deposit",
+      );
     return paymaster;
   } finally {
     provider.destroy();

@@ -16,7 +16,7 @@ import {
   type InterfaceAbi,
 } from 'ethers';
 import { loadArtifact } from '../contracts/build';
-import { ANVIL_DEPLOYER_KEY } from './chains';
+import { ANVIL_DEPLOYER_KEY, mined } from './chains';
 
 export interface EvmFaucetChain {
   networkId: string;
@@ -45,9 +45,9 @@ export async function startEvmFaucet(chains: EvmFaucetChain[], port: number): Pr
     const key = `${networkId}:${address.toLowerCase()}`;
     if (funded.has(key)) return { funded: false };
     funded.add(key);
-    await (await entry.signer.sendTransaction({ to: address, value: parseEther('1') })).wait();
+    await mined(await entry.signer.sendTransaction({ to: address, value: parseEther('1') }), "the faucet's ETH");
     const usdt = new Contract(entry.chain.usdt, loadArtifact('TestUSDT').abi as InterfaceAbi, entry.signer);
-    await (await usdt.getFunction('mint')(address, parseUnits('1000', 6))).wait();
+    await mined(await usdt.getFunction('mint')(address, parseUnits('1000', 6)), "the faucet's USDT");
     return { funded: true };
   };
 

@@ -25,7 +25,7 @@ import QuoterV2Artifact from '@uniswap/v3-periphery/artifacts/contracts/lens/Quo
 import PositionManagerArtifact from '@uniswap/v3-periphery/artifacts/contracts/NonfungiblePositionManager.sol/NonfungiblePositionManager.json';
 import Weth9Artifact from 'canonical-weth/build/contracts/WETH9.json';
 import { loadArtifact } from '../contracts/build';
-import { ANVIL_DEPLOYER_KEY, ensureDeployed, type LocalNetworkId } from './chains';
+import { ANVIL_DEPLOYER_KEY, ensureDeployed, mined, type LocalNetworkId } from './chains';
 import { sqrtPriceX96Of } from '../integrations/dex/uniswap-v3-math';
 
 export interface UniswapV3Deployment {
@@ -157,11 +157,11 @@ export async function seedPools(
     const fund = async (symbol: string, amount: bigint) => {
       const token = erc20(tokens[symbol]!.address, signer);
       if (tokens[symbol]!.address === deployment.wrappedNative)
-        await (await token.getFunction('deposit')({ value: amount })).wait();
-      else await (await token.getFunction('mint')(wallet.address, amount)).wait();
+        await mined(await token.getFunction('deposit')({ value: amount }), `${symbol} wrapped`);
+      else await mined(await token.getFunction('mint')(wallet.address, amount), `${symbol} minted`);
       for (const spender of [deployment.positionManager, deployment.swapRouter]) {
         if (((await token.getFunction('allowance')(wallet.address, spender)) as bigint) === 0n)
-          await (await token.getFunction('approve')(spender, MaxUint256)).wait();
+          await mined(await token.getFunction('approve')(spender, MaxUint256), `${symbol} approved`);
       }
     };
     const krw = (symbol: string) => priceKrw(symbol === 'WBTC' ? 'BTC' : symbol);
@@ -177,15 +177,16 @@ export async function seedPools(
       const amount1 = (depth * 10n ** BigInt(token1.decimals)) / price1;
       let address = (await factory.getFunction('getPool')(token0.address, token1.address, pool.fee)) as string;
       if (BigInt(address) === 0n) {
-        await (
+        await mined(
           await manager.getFunction('createAndInitializePoolIfNecessary')(
             token0.address,
             token1.address,
             pool.fee,
             target,
             { gasLimit: POOL_TRADE_GAS },
-          )
-        ).wait();
+          ),
+          `pool ${token0.symbol}/${token1.symbol} created`,
+        );
         address = (await factory.getFunction('getPool')(token0.address, token1.address, pool.fee)) as string;
       }
       const poolContract = new Contract(address, PoolArtifact.abi as InterfaceAbi, provider);
@@ -194,7 +195,7 @@ export async function seedPools(
         await fund(token0.symbol, amount0);
         await fund(token1.symbol, amount1);
         const minTick = MIN_TICK_BY_FEE[pool.fee]!;
-        await (
+        await mined(
           await manager.getFunction('mint')(
             {
               token0: token0.address,
@@ -210,8 +211,9 @@ export async function seedPools(
               deadline: MaxUint256,
             },
             { gasLimit: POOL_TRADE_GAS },
-          )
-        ).wait();
+          ),
+          `pool ${label} seeded`,
+        );
         log?.(`seeded ${label} at the market's price`);
         continue;
       }
@@ -223,7 +225,7 @@ export async function seedPools(
       const [tokenIn, tokenOut] = current < target ? [token1, token0] : [token0, token1];
       const budget = (tokenIn === token0 ? amount0 : amount1) * 4n;
       await fund(tokenIn.symbol, budget);
-      await (
+      await mined(
         await router.getFunction('exactInputSingle')(
           {
             tokenIn: tokenIn.address,
@@ -237,8 +239,9 @@ export async function seedPools(
             sqrtPriceLimitX96: target,
           },
           { gasLimit: POOL_TRADE_GAS },
-        )
-      ).wait();
+        ),
+        `pool ${label} traded back`,
+      );
       log?.(`traded ${label} back to the market's price`);
     }
   } finally {
