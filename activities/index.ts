@@ -20,7 +20,7 @@ import { createComplianceActivities, createTravelRuleActivities, type Compliance
 import { createTestClockActivities, type TestClockActivityDeps } from './test-clock';
 import { createHousekeepingActivities, type HousekeepingActivityDeps } from './housekeeping';
 import { GasSponsor, createGasSponsorshipActivities, type GasSponsorDeps } from './gas-sponsorship';
-import { createResidentActivities, type ResidentActivityDeps } from './resident';
+import { createResidentActivities, type FinalityLooks, type ResidentActivityDeps } from './resident';
 import { createFinalityLooks } from './transfer';
 
 type WithGasSponsor<T> = Omit<T, 'gasSponsor'>;
@@ -45,12 +45,14 @@ export type ActivityDeps = RegistrationActivityDeps &
   GasSponsorDeps &
   Omit<ResidentActivityDeps, 'finalityLooks'>;
 
-/** Every activity of the service, built from dependencies that only worker/main.ts (or a test) constructs. */
-export const createActivities = (clients: ActivityDeps) => {
+/**
+ * Every activity of the service, built from dependencies that only worker/main.ts (or a test) constructs. `looks`: the
+ * finality watch's looks at waiting transfers, when the caller holds them too (worker/main.ts hands them to the watch).
+ */
+export const createActivities = (clients: ActivityDeps, looks: FinalityLooks = createFinalityLooks(clients)) => {
   const deps = { ...clients, gasSponsor: new GasSponsor(clients) };
-  const transfers = createTransferActivities(deps);
+  const transfers = createTransferActivities(deps, looks);
   const compliance = createComplianceActivities(deps);
-  const looks = createFinalityLooks(deps);
   return {
     ...createRegistrationActivities(deps),
     ...createSignedOperationActivities(deps),

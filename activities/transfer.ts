@@ -12,7 +12,7 @@ import {
   buildTransferOperation,
   currentFees,
   feesReplacing,
-  transferKeyGrantOf,
+  namedTransferSigner,
   deserializeOperation,
   serializeOperation,
   transferCallData,
@@ -201,13 +201,16 @@ export const createFinalityLooks = (
  * the user's key, signs once and stores what it signed before anything is sent, and every later attempt finds it
  * (see submitOnce, SolanaChain.sendUntilFinal).
  */
-export const createTransferActivities = (deps: TransferActivityDeps) => {
+export const createTransferActivities = (
+  deps: TransferActivityDeps,
+  looks: FinalityLooks = createFinalityLooks(deps),
+) => {
   const { orm, bundlers, networks } = deps;
 
   /** The key this account authorizes now: the current one, or one a rotation retired that the account still names. */
   const transferSignerOf = async (transfer: Transfer) => {
     const network = networks.get(transfer.networkId)!;
-    const { signer: authorized } = await transferKeyGrantOf(deps.providers.for(network), transfer.fromAddress, []);
+    const authorized = await namedTransferSigner(deps.providers.for(network), transfer.fromAddress);
     const signer = authorized ? await deps.transferKeys.signerFor(transfer.userId, authorized) : undefined;
     if (!signer) throw refused('the account authorizes none of the transfer keys the service holds for this user');
     return signer;
@@ -404,7 +407,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     );
   };
 
-  const { finalityOnce } = createFinalityLooks(deps);
+  const { finalityOnce } = looks;
 
   /** A transfer's outcome recorded once, with its event: a later call (a retry, a second worker) changes nothing. */
   const finish = async (

@@ -95,7 +95,8 @@ async function main(): Promise<void> {
       import('../activities'),
     ]);
     const deps = composeWorker(config, await orm(), metrics.confirmations, parts);
-    const loaded = { deps, activities: createActivities(deps), looks: createFinalityLooks(deps) };
+    const looks = createFinalityLooks(deps);
+    const loaded = { deps, activities: createActivities(deps, looks), looks };
     logger.info({ ms: Math.round(performance.now() - started) }, 'activities opened (their first use)');
     return loaded;
   });

@@ -8,7 +8,7 @@ import type { ChainProviders } from '../../integrations/evm/smart-account';
 import { problems } from '../http/problems';
 import type { Holdings } from '../common/holdings';
 import type { CustodyKeys } from '../common/custody';
-import { transferKeyGrantOf } from '../../integrations/evm/smart-account';
+import { namedTransferSigner } from '../../integrations/evm/smart-account';
 import { IN_FLIGHT, unknownToken, type RecordGuard, type TransferIntent, type TransferLedger } from './intent';
 import { HotStatement } from '../../db/sql';
 import { ACCOUNT_LOCK, FREE_NONCE_LANE, NONCE_LANES, freeLaneParams } from '../../db/nonce-lanes';
@@ -70,14 +70,14 @@ export function evmLedger(
       throw problems.conflict('account-not-deployed', `Deploy your account on ${network.networkId} first`);
     if (getAddress(to) === getAddress(account.address))
       throw problems.unprocessable('invalid-address', 'That is your own account');
-    const grant = await transferKeyGrantOf(providers.for(network), account.address, []);
-    if (!grant.signer) {
+    const signer = await namedTransferSigner(providers.for(network), account.address);
+    if (!signer) {
       throw problems.conflict(
         'transfers-not-enabled',
         `This account authorizes no transfer key on ${network.networkId}: renew it (POST /v1/wallet/networks/${network.networkId}/transfer-key/prepare)`,
       );
     }
-    if (!(await deps.custody.holdsTransferKey(userId, grant.signer))) {
+    if (!(await deps.custody.holdsTransferKey(userId, signer))) {
       throw problems.conflict(
         'transfers-not-enabled',
         'This account does not authorize a transfer key the service holds for you',

@@ -328,6 +328,15 @@ export async function transferKeyGrantOf(
   };
 }
 
+/**
+ * The transfer key an account names now (null: none), read from the chain: the one read of the grant a transfer's check
+ * (the api) and its signing (the worker) need, where `transferKeyGrantOf` reads its expiry too (a read each).
+ */
+export async function namedTransferSigner(provider: JsonRpcProvider, account: string): Promise<string | null> {
+  const signer = (await new Contract(account, accountAbi(), provider).getFunction('transferSigner')()) as string;
+  return signer === ZeroAddress ? null : signer;
+}
+
 /** The owner call that sets the transfer key (address(0) removes it), its expiry and caps (token addresses, base units). */
 export const configureTransferSignerCallData = (
   signer: string,
