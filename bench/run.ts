@@ -68,6 +68,7 @@ import { freePort } from '../test/helpers/global-setup';
 import { call, registerUser, type RegisteredUser } from '../test/helpers/http';
 import { connectBankAccount, openBankAccount } from '../test/helpers/bank';
 import { bearer, deployAccount } from '../test/helpers/wallet';
+import { calibrationMs } from './calibration';
 
 const ROOT = join(__dirname, '..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -409,6 +410,9 @@ async function main(): Promise<void> {
   }
   const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? (await ownPostgres()).url;
   const started = Date.now();
+  // Before anything of the bench runs: the machine's speed, for reading the absolute CPU figures across runs.
+  const machineWorkMs = calibrationMs();
+  log(`the machine's fixed work (bench/calibration.ts): ${machineWorkMs} ms of CPU (median of 5)`);
 
   log('building the production bundle (npm run build) and the contracts');
   execFileSync('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: 'inherit' });
@@ -670,7 +674,7 @@ async function main(): Promise<void> {
   }
 
   const stack = { apiUrl, sandboxUrl };
-  const results: Record<string, unknown> = {};
+  const results: Record<string, unknown> = { machineWorkMs };
   const transferNetwork = NetworkRegistry.fromJson(JSON.stringify(networks)).get('ETHEREUM')!;
   if (process.env.BENCH_ONLY === 'transfers') {
     // A quick loop for the end-to-end transfer rows: printed, BENCHMARKS.md left as it is.
@@ -1375,7 +1379,9 @@ Produced by \`npm run bench\` (${new Date().toISOString().slice(0, 10)}; ${((Dat
 baseline measured in the same run on the same machine, so it can be compared across machines; the absolute numbers
 next to it are only for reading the ratio.
 
-Machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Linux ${release()}, Node ${process.version}.
+Machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Linux ${release()}, Node ${process.version}; its speed,
+as the CPU time of a fixed piece of work in a fresh Node (\`bench/calibration.ts\`, median of 5, before the bench
+started anything): ${machineWorkMs} ms. The absolute CPU figures below scale with it.
 Set-up: api and worker compiled (\`node dist/…\`, \`NODE_ENV=production\`, log level warn; the api with the image's flags: \`${apiFlags.join(' ') || 'none'}\`), PostgreSQL (local server), Temporal
 dev server, sandbox bank settling at once, five local anvil chains; load by autocannon with ${CONNECTIONS} connections for
 ${SECONDS} s after a 2 s warm-up, all on loopback (the load generator shares the machine).
