@@ -8,10 +8,13 @@ import type { ChainProviders } from '../../integrations/evm/smart-account';
 import { problems } from '../http/problems';
 import type { Holdings } from '../common/holdings';
 import type { CustodyKeys } from '../common/custody';
-import { namedTransferSigner } from '../../integrations/evm/smart-account';
+import { transferKeyGrantOf } from '../../integrations/evm/smart-account';
 import { IN_FLIGHT, unknownToken, type RecordGuard, type TransferIntent, type TransferLedger } from './intent';
 import { HotStatement } from '../../db/sql';
 import { ACCOUNT_LOCK, FREE_NONCE_LANE, NONCE_LANES, freeLaneParams } from '../../db/nonce-lanes';
+
+/** A transfer key that expires within this long is refused as expired: its operation could not be sent in time. */
+const TRANSFER_KEY_MARGIN_MS = 60_000;
 
 /** What the user's transfers in flight of a token on a network move, each (read under the account's lock). */
 const IN_FLIGHT_AMOUNTS = new HotStatement<{ amount: string }>(
@@ -70,17 +73,26 @@ export function evmLedger(
       throw problems.conflict('account-not-deployed', `Deploy your account on ${network.networkId} first`);
     if (getAddress(to) === getAddress(account.address))
       throw problems.unprocessable('invalid-address', 'That is your own account');
-    const signer = await namedTransferSigner(providers.for(network), account.address);
+    const { signer, validUntil } = await transferKeyGrantOf(providers.for(network), account.address, []);
+    const renew = `renew it (POST /v1/wallet/networks/${network.networkId}/transfer-key/prepare)`;
     if (!signer) {
       throw problems.conflict(
         'transfers-not-enabled',
-        `This account authorizes no transfer key on ${network.networkId}: renew it (POST /v1/wallet/networks/${network.networkId}/transfer-key/prepare)`,
+        `This account authorizes no transfer key on ${network.networkId}: ${renew}`,
       );
     }
     if (!(await deps.custody.holdsTransferKey(userId, signer))) {
       throw problems.conflict(
         'transfers-not-enabled',
         'This account does not authorize a transfer key the service holds for you',
+      );
+    }
+    // The EntryPoint refuses the key after its expiry (0: none), and bundlers an operation about to expire: refused
+    // here, before anything is recorded, reserved or signed, rather than accepted and then failed at the hand-over.
+    if (validUntil !== 0 && validUntil * 1000 <= clock.now() + TRANSFER_KEY_MARGIN_MS) {
+      throw problems.conflict(
+        'transfers-not-enabled',
+        `This account's transfer key on ${network.networkId} ${validUntil * 1000 <= clock.now() ? 'expired' : 'expires'} at ${new Date(validUntil * 1000).toISOString()}: ${renew}`,
       );
     }
     return account;

@@ -10,7 +10,7 @@ import { transferPin, type TransferFields } from '../helpers/pin';
 import { bearer, deployAccount, signSlot } from '../helpers/wallet';
 import { call } from '../helpers/http';
 import { waitFor } from '../helpers/processes';
-import { RetiredTransferKeyEntity, TransferKeyEntity } from '../../db/entities';
+import { RetiredTransferKeyEntity, TransferEntity, TransferKeyEntity } from '../../db/entities';
 
 /**
  * The service's transfer key is bounded by the account itself: even with the server-side limits wide open, a transfer
@@ -150,6 +150,25 @@ describe('the transfer key bounded on chain, through the service', () => {
     expect(await view()).toMatchObject({ signer: null, signerStatus: 'none', expired: true });
     const refused = await transfer(eth('0.01'), holder);
     expect([refused.status, refused.body.type]).toEqual([409, '/problems/transfers-not-enabled']);
+
+    // Expired: the account names the service's key past its expiry (set by the owner directly, as an owner may). The
+    // transfer is refused before anything is recorded or reserved, where it was accepted and then failed at the hand-over.
+    await (await chain.funder.sendTransaction({ to: owner.address, value: parseEther('0.05') })).wait();
+    const { timestamp } = (await chain.provider.getBlock('latest'))!;
+    const walletAccount = new Contract(
+      account2,
+      loadArtifact('WalletAccount').abi as InterfaceAbi,
+      owner.connect(chain.provider),
+    );
+    await (await walletAccount.getFunction('setTransferSigner')(secondKey, timestamp - 60)).wait();
+    expect(await view()).toMatchObject({ signer: secondKey, signerStatus: 'current', expired: true });
+    const recorded = () => stack.orm.em.fork().count(TransferEntity, { userId: holder.userId });
+    const before = await recorded();
+    const expired = await transfer(eth('0.01'), holder);
+    expect([expired.status, expired.body.type]).toEqual([409, '/problems/transfers-not-enabled']);
+    expect(expired.body.detail).toContain('expired at');
+    expect(await recorded()).toBe(before);
+
     await change({ action: 'renew', validForSeconds: 7_200 });
     const renewed = await view();
     expect(renewed).toMatchObject({ signer: secondKey, signerStatus: 'current', expired: false });

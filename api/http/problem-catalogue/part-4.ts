@@ -292,10 +292,13 @@ export const PART_4: Record<string, ProblemEntry> = {
   'transfers-not-enabled': {
     title: 'Conflict',
     status: 409,
-    meaning: 'The account authorizes no transfer key the service holds, so the service cannot send from it.',
+    meaning:
+      'The account authorizes no transfer key the service holds (or only an expired one), so the service cannot send ' +
+      'from it.',
     when:
       'POST /api/v1/transfer/crypto/execute answers it on an EVM network when the account authorizes no transfer ' +
-      'key, or one the service does not hold for the user; POST ' +
+      'key, one the service does not hold for the user, or one whose expiry has passed or comes within a minute ' +
+      '(before anything is recorded); POST ' +
       '/v1/wallet/networks/{networkId}/transfer-key/prepare answers it for action "set-caps" when no transfer key ' +
       'is authorized.',
     action:
