@@ -30,6 +30,9 @@ export const UNSTARTED_PAYOUT_SECONDS = 120;
  */
 export const UNSTARTED_TRANSFER_SECONDS = 120;
 
+/** How many payouts the sweep looks at per activity call (it pages through all of them). */
+export const UNSTARTED_PAYOUT_PAGE = 100;
+
 /** How many transfers the sweep looks at per activity call (it pages through all of them). */
 export const UNSTARTED_TRANSFER_PAGE = 100;
 
@@ -54,8 +57,9 @@ export const createHousekeepingActivities = ({ orm }: HousekeepingActivityDeps) 
   },
 
   /**
-   * Payouts not final that were accepted more than UNSTARTED_PAYOUT_SECONDS ago, oldest first (at most 100 a sweep):
-   * the housekeeping workflow starts the workflow of each one that has none (the others answer that theirs runs).
+   * Payouts not final that were accepted more than UNSTARTED_PAYOUT_SECONDS ago, oldest first (at most 100): the
+   * housekeeping workflow starts the workflow of each one that has none (the others answer that theirs runs). Sweeps
+   * started before the patch housekeeping-payout-pages ask this; later ones page with unstartedPayoutPage.
    */
   async unstartedPayoutCandidates(): Promise<Array<{ payoutId: string; userId: string }>> {
     const before = new Date(clock.now() - UNSTARTED_PAYOUT_SECONDS * 1000);
@@ -67,6 +71,31 @@ export const createHousekeepingActivities = ({ orm }: HousekeepingActivityDeps) 
         { fields: ['payoutId', 'userId'], orderBy: { createdAt: 'asc' }, limit: 100 },
       );
     return payouts.map((p) => ({ payoutId: p.payoutId, userId: p.userId }));
+  },
+
+  /**
+   * unstartedPayoutCandidates by pages: by payout id, UNSTARTED_PAYOUT_PAGE at a time after `after`; `next` is the
+   * page's last id while there may be more. The sweep pages through them all (up to its limit a run), so payouts that
+   * wait long with a workflow of their own (held for an operator, a bank in doubt) do not keep a lost one from its
+   * workflow: with the first hundred alone, a hundred such payouts older than it did, for as long as they waited.
+   */
+  async unstartedPayoutPage(input: {
+    after?: string;
+  }): Promise<{ payouts: Array<{ payoutId: string; userId: string }>; next: string | null }> {
+    const before = new Date(clock.now() - UNSTARTED_PAYOUT_SECONDS * 1000);
+    const payouts = await orm.em.fork().find(
+      PayoutEntity,
+      {
+        status: { $in: ['processing', 'needs_review'] },
+        createdAt: { $lt: before },
+        ...(input.after !== undefined ? { payoutId: { $gt: input.after } } : {}),
+      },
+      { fields: ['payoutId', 'userId'], orderBy: { payoutId: 'asc' }, limit: UNSTARTED_PAYOUT_PAGE },
+    );
+    return {
+      payouts: payouts.map((p) => ({ payoutId: p.payoutId, userId: p.userId })),
+      next: payouts.length === UNSTARTED_PAYOUT_PAGE ? payouts.at(-1)!.payoutId : null,
+    };
   },
 
   /**

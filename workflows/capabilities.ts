@@ -125,6 +125,7 @@ export const ACTIVITY_CAPABILITY = {
   moveTestClock: 'core',
   deleteExpiredChallenges: 'core',
   unstartedPayoutCandidates: 'core',
+  unstartedPayoutPage: 'core',
   unstartedTransferCandidates: 'core',
   failUnstartedTransfer: 'core',
 } as const satisfies Record<ActivityName, Capability | 'core'>;

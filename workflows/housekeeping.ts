@@ -20,9 +20,13 @@ const failing = proxyCapabilityActivities<Pick<HousekeepingActivities, 'failUnst
 
 /** Patch: the sweep also starts the workflow of a payout whose start was lost. */
 const PAYOUT_SWEEP = 'housekeeping-payout-sweep';
+/** Patch: the payouts' sweep pages through every candidate, not the hundred oldest alone. */
+const PAYOUT_PAGES = 'housekeeping-payout-pages';
 /** Patch: the sweep also fails a transfer whose workflow never started. */
 const TRANSFER_SWEEP = 'housekeeping-transfer-sweep';
 
+/** How many pages of payout candidates (UNSTARTED_PAYOUT_PAGE each) one sweep looks at. */
+const PAYOUT_SWEEP_PAGES = 10;
 /** How many pages of transfer candidates (UNSTARTED_TRANSFER_PAGE each) one sweep looks at. */
 const TRANSFER_SWEEP_PAGES = 10;
 
@@ -47,20 +51,34 @@ export async function housekeepingWorkflow(): Promise<{
   const { deleted } = await housekeeping.deleteExpiredChallenges();
   if (!patched(PAYOUT_SWEEP)) return { expiredChallengesDeleted: deleted };
   let resumed = 0;
-  for (const payout of await housekeeping.unstartedPayoutCandidates()) {
-    try {
-      await startChild(payoutWorkflow, {
-        workflowId: payoutWorkflowId(payout.payoutId),
-        args: [payout],
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      });
-      resumed += 1;
-    } catch (error) {
-      // Its workflow runs (or ran): nothing to do.
-      if (!alreadyStarted(error)) throw error;
+  const resume = async (payouts: Array<{ payoutId: string; userId: string }>) => {
+    for (const payout of payouts) {
+      try {
+        await startChild(payoutWorkflow, {
+          workflowId: payoutWorkflowId(payout.payoutId),
+          args: [payout],
+          parentClosePolicy: ParentClosePolicy.ABANDON,
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        });
+        resumed += 1;
+      } catch (error) {
+        // Its workflow runs (or ran): nothing to do.
+        if (!alreadyStarted(error)) throw error;
+      }
     }
-  }
+  };
+  if (patched(PAYOUT_PAGES)) {
+    // Pages of candidates, at most PAYOUT_SWEEP_PAGES a run (what is left is the next hour's): payouts that wait with a
+    // workflow of their own do not hide a lost one behind them.
+    let after: string | null = null;
+    for (let pages = 0; pages < PAYOUT_SWEEP_PAGES; pages += 1) {
+      const page: { payouts: Array<{ payoutId: string; userId: string }>; next: string | null } =
+        await housekeeping.unstartedPayoutPage(after === null ? {} : { after });
+      await resume(page.payouts);
+      after = page.next;
+      if (after === null) break;
+    }
+  } else await resume(await housekeeping.unstartedPayoutCandidates());
   if (!patched(TRANSFER_SWEEP)) return { expiredChallengesDeleted: deleted, payoutsResumed: resumed };
   let failed = 0;
   let after: string | null = null;
