@@ -51,8 +51,36 @@ export async function housekeepingWorkflow(): Promise<{
   const { deleted } = await housekeeping.deleteExpiredChallenges();
   if (!patched(PAYOUT_SWEEP)) return { expiredChallengesDeleted: deleted };
   let resumed = 0;
-  const resume = async (payouts: Array<{ payoutId: string; userId: string }>) => {
-    for (const payout of payouts) {
+  if (patched(PAYOUT_PAGES)) {
+    // Pages of candidates by payout id, each page's children started together (one workflow task for the page, not one
+    // per payout), at most PAYOUT_SWEEP_PAGES a run: payouts that wait with a workflow of their own do not hide a lost
+    // one behind them. Each run starts from the first id: past that many pages of waiting payouts, a lost one is
+    // reached once enough of those before it have finished.
+    let next: string | null = null;
+    for (let pages = 0; pages < PAYOUT_SWEEP_PAGES; pages += 1) {
+      const page: { payouts: Array<{ payoutId: string; userId: string }>; next: string | null } =
+        await housekeeping.unstartedPayoutPage(next === null ? {} : { after: next });
+      const starts = await Promise.allSettled(
+        page.payouts.map((payout) =>
+          startChild(payoutWorkflow, {
+            workflowId: payoutWorkflowId(payout.payoutId),
+            args: [payout],
+            parentClosePolicy: ParentClosePolicy.ABANDON,
+            workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          }),
+        ),
+      );
+      for (const start of starts) {
+        if (start.status === 'fulfilled') resumed += 1;
+        // Its workflow runs (or ran): nothing to do.
+        else if (!alreadyStarted(start.reason)) throw start.reason;
+      }
+      next = page.next;
+      if (next === null) break;
+    }
+  } else {
+    // Sweeps started before the pages: the hundred oldest, one at a time, as they ran.
+    for (const payout of await housekeeping.unstartedPayoutCandidates()) {
       try {
         await startChild(payoutWorkflow, {
           workflowId: payoutWorkflowId(payout.payoutId),
@@ -66,25 +94,14 @@ export async function housekeepingWorkflow(): Promise<{
         if (!alreadyStarted(error)) throw error;
       }
     }
-  };
-  if (patched(PAYOUT_PAGES)) {
-    // Pages of candidates, at most PAYOUT_SWEEP_PAGES a run (what is left is the next hour's): payouts that wait with a
-    // workflow of their own do not hide a lost one behind them.
-    let after: string | null = null;
-    for (let pages = 0; pages < PAYOUT_SWEEP_PAGES; pages += 1) {
-      const page: { payouts: Array<{ payoutId: string; userId: string }>; next: string | null } =
-        await housekeeping.unstartedPayoutPage(after === null ? {} : { after });
-      await resume(page.payouts);
-      after = page.next;
-      if (after === null) break;
-    }
-  } else await resume(await housekeeping.unstartedPayoutCandidates());
+  }
   if (!patched(TRANSFER_SWEEP)) return { expiredChallengesDeleted: deleted, payoutsResumed: resumed };
   let failed = 0;
   let after: string | null = null;
   // Pages of candidates (most have a workflow: held for an operator, waiting on a Travel Rule answer or a chain), each
   // page's children started together (one workflow task for the page, not one per transfer); at most
-  // TRANSFER_SWEEP_PAGES a run, so a run's history stays small; what is left is the next hour's.
+  // TRANSFER_SWEEP_PAGES a run, so a run's history stays small. Each run starts from the first id: past that many
+  // pages of candidates with workflows, one behind them is reached once enough of those have ended.
   for (let pages = 0; pages < TRANSFER_SWEEP_PAGES; pages += 1) {
     const page: { transfers: Array<{ transferId: string; userId: string; networkId: string }>; next: string | null } =
       await housekeeping.unstartedTransferCandidates(after === null ? {} : { after });

@@ -154,7 +154,9 @@ export const TransferKeyView = Type.Object({
         "current: the service's current key for you; retired: a key a rotation replaced (still signs here until you rotate this account); none: revoked",
     },
   ),
-  validUntil: Type.Union([DateTime, Type.Null()]),
+  validUntil: Type.Union([DateTime, Type.Null()], {
+    description: 'When the key stops signing for this account; null: no key, or a key without an expiry',
+  }),
   expired: Type.Boolean(),
   caps: Type.Array(
     Type.Object({

@@ -75,8 +75,9 @@ export class TransferKeyService {
           : keys.includes(grant.signer)
             ? ('retired' as const)
             : ('unknown' as const),
-      validUntil: grant.signer ? new Date(grant.validUntil * 1000).toISOString() : null,
-      expired: grant.signer ? grant.validUntil * 1000 <= clock.now() : true,
+      // 0: a key without an expiry (ERC-4337's validUntil; only an owner's own call sets it), as transfers read it.
+      validUntil: grant.signer && grant.validUntil !== 0 ? new Date(grant.validUntil * 1000).toISOString() : null,
+      expired: grant.signer ? grant.validUntil !== 0 && grant.validUntil * 1000 <= clock.now() : true,
       caps: assets.map((a) => {
         const allowance = grant.allowances.get(a.token)!;
         const spent = allowance.day === today ? allowance.spent : 0n;

@@ -329,8 +329,8 @@ export async function transferKeyGrantOf(
 }
 
 /**
- * The transfer key an account names now (null: none), read from the chain: the one read of the grant a transfer's check
- * (the api) and its signing (the worker) need, where `transferKeyGrantOf` reads its expiry too (a read each).
+ * The transfer key an account names now (null: none), read from the chain: what the worker needs of the grant to pick
+ * the key that signs a transfer, where `transferKeyGrantOf` reads its expiry too (a read each; the api's check needs it).
  */
 export async function namedTransferSigner(provider: JsonRpcProvider, account: string): Promise<string | null> {
   const signer = (await new Contract(account, accountAbi(), provider).getFunction('transferSigner')()) as string;

@@ -168,6 +168,11 @@ describe('the transfer key bounded on chain, through the service', () => {
     expect([expired.status, expired.body.type]).toEqual([409, '/problems/transfers-not-enabled']);
     expect(expired.body.detail).toContain('expired at');
     expect(await recorded()).toBe(before);
+    // An expiry of 0 is none (ERC-4337's validUntil): the key signs, and the owner's view says it does not expire.
+    // The owner's second transaction (its first was the expiry above; ethers' shared answer would repeat that nonce).
+    await (await walletAccount.getFunction('setTransferSigner')(secondKey, 0, { nonce: 1 })).wait();
+    expect(await view()).toMatchObject({ signer: secondKey, validUntil: null, expired: false });
+    expect((await transfer(eth('0.01'), holder)).body.status).toMatch(INCLUDED);
 
     await change({ action: 'renew', validForSeconds: 7_200 });
     const renewed = await view();

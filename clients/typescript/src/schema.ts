@@ -6497,6 +6497,7 @@ export interface components {
              * @enum {string}
              */
             signerStatus: "current" | "retired" | "none" | "unknown";
+            /** @description When the key stops signing for this account; null: no key, or a key without an expiry */
             validUntil: string | null;
             expired: boolean;
             /** @description per token, as the account counts it (per Korean day, from 00:00 KST): a cap of 0 means the key cannot send it */
