@@ -30,6 +30,15 @@ const PAYOUT_SWEEP_PAGES = 10;
 /** How many pages of transfer candidates (UNSTARTED_TRANSFER_PAGE each) one sweep looks at. */
 const TRANSFER_SWEEP_PAGES = 10;
 
+/** A payout's own workflow, under its id (once: a workflow of that id that runs or ran refuses the start). */
+const startPayout = (payout: { payoutId: string; userId: string }) =>
+  startChild(payoutWorkflow, {
+    workflowId: payoutWorkflowId(payout.payoutId),
+    args: [payout],
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+  });
+
 /** Whether a child's start failed because a workflow of that id runs or ran. */
 const alreadyStarted = (error: unknown): boolean =>
   error instanceof Error && error.name === 'WorkflowExecutionAlreadyStartedError';
@@ -60,16 +69,7 @@ export async function housekeepingWorkflow(): Promise<{
     for (let pages = 0; pages < PAYOUT_SWEEP_PAGES; pages += 1) {
       const page: { payouts: Array<{ payoutId: string; userId: string }>; next: string | null } =
         await housekeeping.unstartedPayoutPage(next === null ? {} : { after: next });
-      const starts = await Promise.allSettled(
-        page.payouts.map((payout) =>
-          startChild(payoutWorkflow, {
-            workflowId: payoutWorkflowId(payout.payoutId),
-            args: [payout],
-            parentClosePolicy: ParentClosePolicy.ABANDON,
-            workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          }),
-        ),
-      );
+      const starts = await Promise.allSettled(page.payouts.map(startPayout));
       for (const start of starts) {
         if (start.status === 'fulfilled') resumed += 1;
         // Its workflow runs (or ran): nothing to do.
@@ -82,12 +82,7 @@ export async function housekeepingWorkflow(): Promise<{
     // Sweeps started before the pages: the hundred oldest, one at a time, as they ran.
     for (const payout of await housekeeping.unstartedPayoutCandidates()) {
       try {
-        await startChild(payoutWorkflow, {
-          workflowId: payoutWorkflowId(payout.payoutId),
-          args: [payout],
-          parentClosePolicy: ParentClosePolicy.ABANDON,
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        });
+        await startPayout(payout);
         resumed += 1;
       } catch (error) {
         // Its workflow runs (or ran): nothing to do.
