@@ -1,4 +1,5 @@
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
+import { heartbeat } from './heartbeat';
 import { ChainFailure } from '../workflows/messages';
 import {
   UserOperationRejected,
@@ -132,11 +133,12 @@ const refused = (reason: string) =>
 export async function submitOnce(input: SubmitOnceInput): Promise<SubmitOnceResult> {
   // Heartbeats let Temporal notice a dead worker within the heartbeat timeout, instead of the whole start-to-close
   // timeout, and retry the submission elsewhere (which then finds the operation by its hash).
-  const heartbeat = setInterval(() => Context.current().heartbeat(), HEARTBEAT_MS);
+  // (A local activity has none: its workflow task's timeout does that.)
+  const beating = setInterval(heartbeat, HEARTBEAT_MS);
   try {
     return await submit(input);
   } finally {
-    clearInterval(heartbeat);
+    clearInterval(beating);
   }
 }
 

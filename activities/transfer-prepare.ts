@@ -1,4 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { heartbeat } from './heartbeat';
 import type { Orm } from '../db/orm';
 import { transferById } from '../db/transfer-changes';
 import type { ComplianceActivities } from './compliance';
@@ -55,7 +56,7 @@ export const createTransferPreparationActivities = (
       const context = Context.current();
       // Only while it takes long: a heartbeat is a call to the Temporal server (and a write there), and the
       // preparation takes well under a second; the submission heartbeats as it waits (submitOnce).
-      const beating = setInterval(() => context.heartbeat(), PREPARE_HEARTBEAT_MS);
+      const beating = setInterval(heartbeat, PREPARE_HEARTBEAT_MS);
       // Only a failure of the screening or the signing of a transfer read unsigned in this attempt is made final: a
       // transfer an earlier attempt signed may be handed over already, and what fails then (its row's read) stays
       // retryable, as the submission's own failures are (the workflow holds it for review, never records it failed).

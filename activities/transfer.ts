@@ -1,4 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { heartbeat } from './heartbeat';
 import type { Orm } from '../db/orm';
 import { EventEntity, TransferEntity, type Transfer } from '../db/entities';
 import type { Bundlers } from '../integrations/evm/bundlers';
@@ -448,7 +449,7 @@ export const createTransferActivities = (
           lastValidBlockHeight: transfer.solanaTransaction.lastValidBlockHeight!,
           signature: transfer.txHash!,
         },
-        { onPoll: () => Context.current().heartbeat() },
+        { onPoll: heartbeat },
       );
       if (outcome.landed)
         deps.confirmations?.confirmed(

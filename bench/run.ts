@@ -10,7 +10,7 @@
  * BENCH_ONLY=overhead (the API-overhead rows only, printed; BENCHMARKS.md untouched), BENCH_CPU_PROF=1 (V8 CPU profiles),
  * BENCH_API_FLAGS, BENCH_WORKER_FLAGS (node flags instead of the Dockerfile CMD's and docker-compose.yml's), BENCH_TRANSFER_LEVELS
  * (10,100), BENCH_ONLY=transfers (the end-to-end transfer rows, printed), BENCH_ONLY=rest (memory at rest, printed),
- * BENCH_TRANSFER_WORKFLOW_VERSION (the api's TRANSFER_WORKFLOW_VERSION: 3 or 4, to compare the transfer's versions).
+ * BENCH_TRANSFER_WORKFLOW_VERSION (the api's TRANSFER_WORKFLOW_VERSION: 3, 4 or 5, to compare the transfer's versions; the bench's chains send locally, so 5 by default).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import {
@@ -478,6 +478,8 @@ async function main(): Promise<void> {
         recoverableImplementation: c.recoverableImplementation,
         confirmations: BENCH_CONFIRMATIONS,
         inclusionWatchMs: LOCAL_INCLUSION_WATCH_MS,
+        // The local chains include at once: a transfer's send runs in the workflow's worker (version 5).
+        transferSendLocal: true,
         ...(i === 0
           ? localDexNetwork('ETHEREUM', c.uniswap, c.usdt)
           : { tokens: { USDT: { address: c.usdt, decimals: 6 } } }),

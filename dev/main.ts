@@ -259,6 +259,8 @@ async function main(): Promise<void> {
           ),
           confirmations: LOCAL_CONFIRMATIONS,
           inclusionWatchMs: LOCAL_INCLUSION_WATCH_MS,
+          // The local chains include at once: a transfer's send runs in the workflow's worker (version 5).
+          transferSendLocal: true,
         },
       ]),
     ),
@@ -269,6 +271,8 @@ async function main(): Promise<void> {
       tokens: { USDT: { mint: solana.usdtMint, decimals: 6 } },
       // Quotes and swaps through Jupiter's Swap API: the sandbox's, over its pool on this chain.
       dex: { kind: 'jupiter', tradable: ['SOL', 'USDT'], programs: LOCAL_SWAP_PROGRAMS },
+      // The local cluster lands a transaction within a second: its sends run in the workflow's worker too.
+      transferSendLocal: true,
     },
   };
   writeFileSync(join(DATA, 'networks.json'), JSON.stringify(networks, null, 2));

@@ -308,10 +308,10 @@ export const ConfigSchema = Type.Object({
   }),
   TRANSFER_WORKFLOW_VERSION: Type.Integer({
     minimum: 3,
-    maximum: 4,
-    default: 4,
+    maximum: 5,
+    default: 5,
     description:
-      "the transfer workflow's version new transfers start with: 4, the last screening to the outcome in one activity (sendTransfer); 3 for a rollback of the workers to a release before version 4 (set it on the api first)",
+      "the transfer workflow's version new transfers start with: 5, the last screening to the outcome in one local activity (sendTransfer, in the worker that runs the workflow); 4, the same as an activity on the chains' task queue (for a deployment whose workflows workers cannot reach the chains); 3 for a rollback of the workers to a release before version 4 (set it on the api first)",
   }),
   TRANSFER_WAIT_SECONDS: Type.Integer({
     minimum: 0,

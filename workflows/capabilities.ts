@@ -27,7 +27,8 @@ export type ActivityName = keyof Activities;
  * `bank`: the bank's open-banking API; `messaging`: mail, app webhooks and the verifiable credentials we sign;
  * `compliance`: sanctions screening and the list's download, the Travel Rule's providers, eKYC's OCR and ID checks;
  * `core`: our database only, and the local activities (prepareTransfer, signTransfer, screenTransferRecipient,
- * finishTransfer), which always run in the worker of the workflow that asks for them.
+ * finishTransfer), which always run in the worker of the workflow that asks for them. sendTransfer is `chains` as the
+ * activity of a transfer of version 4, and runs in the workflow's worker as the local activity of version 5.
  */
 export const ACTIVITY_CAPABILITY = {
   // registration

@@ -353,7 +353,7 @@ export interface PayoutLandings {
 
 // ---- crypto transfers
 /** The transfer workflow's version the API starts transfers for (see `step` in workflows/transfer.ts). */
-export const TRANSFER_WORKFLOW_VERSION = 4;
+export const TRANSFER_WORKFLOW_VERSION = 5;
 
 export interface TransferInput {
   transferId: string;

@@ -95,6 +95,20 @@ const localPreparing = proxyLocalActivities<Pick<TransferPreparationActivities, 
   },
   localRetryThreshold: LOCAL_RETRY_THRESHOLD,
 });
+/**
+ * Version 5 on: sendTransfer as a local activity, run by the worker that runs the workflow task: one workflow task, no
+ * activity task, six history events per transfer (the bench's floor with a local activity cost about 60% of the one
+ * with an activity task). The chain submission's timeout and retries; a worker that dies while it runs is noticed by
+ * the workflow task's timeout (10 s) instead of the activity's heartbeat, and the next worker runs it again, which the
+ * operation's hash makes safe (submitOnce). A wait longer than the workflow task's timeout keeps the task open by the
+ * SDK's own heartbeats of it.
+ */
+const localSending = (attempts: number) =>
+  proxyLocalActivities<Pick<TransferPreparationActivities, 'sendTransfer'>>({
+    startToCloseTimeout: CHAIN_SUBMISSION_TIMEOUTS.startToCloseTimeout,
+    retry: { ...CHAIN_SUBMISSION_OPTIONS.retry, maximumAttempts: attempts },
+    localRetryThreshold: LOCAL_RETRY_THRESHOLD,
+  });
 const localRecords = proxyLocalActivities<Pick<TransferActivities, 'finishTransfer'>>({
   ...RECORD_OPTIONS,
   localRetryThreshold: LOCAL_RETRY_THRESHOLD,
@@ -153,10 +167,11 @@ const REFUSALS = new Set<string>([
 
 /** Failures the chain itself proves: nothing was sent (refused at signing or by the EntryPoint), or it reverted. */
 const PROVEN = new Set<string>([...Object.values(ChainFailure), TransferFailure.TransferRefused]);
-const provenFailure = (error: unknown): boolean =>
-  error instanceof ActivityFailure &&
-  error.cause instanceof ApplicationFailure &&
-  (error.cause.nonRetryable || PROVEN.has(error.cause.type ?? ''));
+const provenFailure = (error: unknown): boolean => {
+  // An activity's failure arrives wrapped in ActivityFailure, a local activity's may arrive as its ApplicationFailure.
+  const cause = error instanceof ActivityFailure ? error.cause : error;
+  return cause instanceof ApplicationFailure && (cause.nonRetryable || PROVEN.has(cause.type ?? ''));
+};
 
 /**
  * A crypto transfer the API recorded: the worker signs it (EVM: a user operation of the user's account; Solana: a
@@ -181,11 +196,12 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
       { key: UserIdSA, value: input.userId },
       { key: NetworkIdSA, value: input.networkId },
     ]);
+  const attempts = input.reviewAfterAttempts ?? 30;
   const chain = proxyCapabilityActivities<
     Pick<TransferActivities, 'submitTransfer'> & Pick<TransferPreparationActivities, 'sendTransfer'>
   >({
     ...CHAIN_SUBMISSION_OPTIONS,
-    retry: { ...CHAIN_SUBMISSION_OPTIONS.retry, maximumAttempts: input.reviewAfterAttempts ?? 30 },
+    retry: { ...CHAIN_SUBMISSION_OPTIONS.retry, maximumAttempts: attempts },
   });
   const local = step('transfer-local-steps');
   // Version 3 on: screening and signing in one local activity, the outcome recorded by the submission (no step after
@@ -194,6 +210,8 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
   // Version 4 on: the screening, the signing, the submission and its outcome in one activity (sendTransfer), no local
   // activity: two activations per transfer, eleven history events, as a workflow of one activity has.
   const oneStep = (input.version ?? 1) >= 4;
+  // Version 5 on: that activity as a local activity: one activation per transfer, six history events.
+  const oneLocal = (input.version ?? 1) >= 5;
   const screen = local ? localScreening : screening;
   const sign = local ? localSigning : signing;
   const record = local ? localRecords : storage;
@@ -259,9 +277,11 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
     const submission = { transferId: input.transferId, ...(merged ? { record: true } : {}) };
     let sent: Awaited<ReturnType<TransferActivities['submitTransfer']>>;
     try {
-      sent = oneStep
-        ? await chain.sendTransfer({ transferId: input.transferId })
-        : await chain.submitTransfer(submission);
+      sent = oneLocal
+        ? await localSending(attempts).sendTransfer({ transferId: input.transferId })
+        : oneStep
+          ? await chain.sendTransfer({ transferId: input.transferId })
+          : await chain.submitTransfer(submission);
     } catch (error) {
       if (
         provenFailure(error) ||

@@ -5,7 +5,7 @@ import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
 import type { Transfer } from '../../db/entities';
 import { transferById, transferOfUser } from '../../db/transfer-changes';
-import { coinOf, type NetworkRegistry } from '../../platform/networks';
+import { coinOf, transferWorkflowVersionOn, type NetworkRegistry } from '../../platform/networks';
 import { formatMoney } from '../../platform/money';
 import type { ChainProviders } from '../../integrations/evm/smart-account';
 import type { SolanaChains } from '../../integrations/solana';
@@ -48,7 +48,10 @@ export interface TransferServiceDeps {
   holdings: Holdings;
   taskQueue: string;
   waitSeconds: number;
-  /** The transfer workflow's version new transfers start with (TRANSFER_WORKFLOW_VERSION; the code's by default). */
+  /**
+   * The highest transfer workflow version new transfers start with (TRANSFER_WORKFLOW_VERSION; the code's by default):
+   * 4 on a network whose sends do not run locally (transferWorkflowVersionOn).
+   */
   workflowVersion?: number;
   reviewAfterAttempts: number;
   policy: SpendingPolicy;
@@ -170,7 +173,10 @@ export class TransferService {
         ],
         args: [
           {
-            version: this.deps.workflowVersion ?? TRANSFER_WORKFLOW_VERSION,
+            version: transferWorkflowVersionOn(
+              this.deps.networks.any(networkId),
+              this.deps.workflowVersion ?? TRANSFER_WORKFLOW_VERSION,
+            ),
             transferId,
             userId,
             networkId,

@@ -9,6 +9,7 @@ import { callApi } from '../helpers/bank';
 import { transferPin, type TransferFields } from '../helpers/pin';
 import { deployAccount } from '../helpers/wallet';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
+import { temporal } from '@temporalio/proto';
 import { EventEntity, TransferEntity } from '../../db/entities';
 import { NeedsReviewSA, NetworkIdSA, UserIdSA, transferWorkflowId } from '../../workflows/messages';
 
@@ -70,6 +71,13 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.25'));
     expect(await chain.provider.getBalance(accounts.ETHEREUM!)).toBe(before - parseEther('0.25')); // gas comes from the EntryPoint deposit
     expect((await chain.provider.getTransactionReceipt(sent.body.tx_hash))!.status).toBe(1);
+    // The local chain's sends run locally (NETWORKS.ETHEREUM.transferSendLocal): version 5, the whole send one local
+    // activity of the workflow's first task (its marker), no activity task through the server (version 4 had one).
+    const E = temporal.api.enums.v1.EventType;
+    const history = await stack.temporal.workflow.getHandle(transferWorkflowId(sent.body.transfer_id)).fetchHistory();
+    const types = history.events!.map((e) => e.eventType);
+    expect(types).not.toContain(E.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED);
+    expect(types.filter((t) => t === E.EVENT_TYPE_MARKER_RECORDED)).toHaveLength(1);
 
     const tokens = await transfer({
       to_address: recipient.toLowerCase(),

@@ -255,6 +255,8 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
           ),
           confirmations: options.confirmations ?? 1,
           inclusionWatchMs: LOCAL_INCLUSION_WATCH_MS,
+          // The local chains include at once: a transfer's send runs in the workflow's worker (version 5).
+          transferSendLocal: true,
         },
       ]),
     ),
@@ -266,6 +268,8 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
             faucetUrl: solana.faucetUrl,
             tokens: { USDT: { mint: solana.usdtMint, decimals: 6 } },
             dex: { kind: 'jupiter', tradable: ['SOL', 'USDT'], programs: LOCAL_SWAP_PROGRAMS },
+            // The local cluster lands a transaction within a second: its sends run in the workflow's worker too.
+            transferSendLocal: true,
           },
         }
       : {}),

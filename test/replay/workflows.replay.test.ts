@@ -128,6 +128,7 @@ describe('workflow histories', () => {
         'transfer-version-2.json',
         'transfer-version-3.json',
         'transfer-version-4.json',
+        'transfer-version-5.json',
         'finality-watch-reorged.json',
         'housekeeping-payout-resumed.json',
         'housekeeping-transfer-failed.json',
@@ -365,8 +366,9 @@ if (process.env.RECORD_HISTORIES) {
       await stack.temporal.workflow.getHandle(transferWorkflowId(watched)).result();
       // transfer-watched was recorded here before the version in the transfer's input (its patch markers, upserts),
       // transfer-version-2 before version 3 (the screening and signing as one local activity, the outcome recorded
-      // by the submission), transfer-version-3 before version 4 (all of it in one activity, sendTransfer).
-      saveHistory(stack, transferWorkflowId(watched), 'transfer-version-4');
+      // by the submission), transfer-version-3 before version 4 (all of it in one activity, sendTransfer),
+      // transfer-version-4 before version 5 (that activity as a local activity).
+      saveHistory(stack, transferWorkflowId(watched), 'transfer-version-5');
       const reorged = await send();
       const { blockNumber } = await stack.orm.em.fork().findOneOrFail(TransferEntity, { transferId: reorged });
       await stack.chains[0]!.provider.send('evm_setIntervalMining', [0]);

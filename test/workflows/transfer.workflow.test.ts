@@ -226,8 +226,29 @@ describe('transfer workflow (stubbed activities)', () => {
     // Its version says which steps it runs: no patch marker, no search-attribute event (they came with the start).
     const E = temporal.api.enums.v1.EventType;
     const events = (await handle.fetchHistory()).events ?? [];
-    // Version 4: the screening, the signing, the submission and its outcome in one activity, no local activity: the
-    // eleven events of a workflow of one activity (the bench's minimal durable transfer).
+    // Version 5: the screening, the signing, the submission and its outcome in one local activity, in the first
+    // workflow task: no activity task, one workflow task, six events (started, the task's three, the marker, done).
+    expect(
+      events
+        .filter((e) => e.eventType === E.EVENT_TYPE_MARKER_RECORDED)
+        .map((e) => e.markerRecordedEventAttributes?.markerName),
+    ).toEqual(['core_local_activity']);
+    expect(events.filter((e) => e.eventType === E.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)).toEqual([]);
+    expect(events.filter((e) => e.eventType === E.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)).toHaveLength(1);
+    expect(events).toHaveLength(6);
+    expect(events.filter((e) => e.eventType === E.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES)).toEqual([]);
+    await expect(
+      harness.env.client.workflow.getHandle(transferFinalityWorkflowId(transferId)).describe(),
+    ).rejects.toBeInstanceOf(WorkflowNotFoundError);
+  });
+
+  it('runs a transfer of version 4 as it ran: all of it in one activity (sendTransfer), no local activity', async () => {
+    const { transferId, handle } = await transfer({}, { version: 4 });
+    expect(await handle.result()).toEqual({ status: 'confirmed', txHash: '0xabc', fee: '21000' });
+    expect(calls.get(transferId)).toEqual(['screen', 'sign', 'submit:included', 'finish:confirmed']);
+    const E = temporal.api.enums.v1.EventType;
+    const events = (await handle.fetchHistory()).events ?? [];
+    // The eleven events of a workflow of one activity (the bench's minimal durable transfer).
     expect(events.filter((e) => e.eventType === E.EVENT_TYPE_MARKER_RECORDED)).toEqual([]);
     expect(
       events
@@ -235,10 +256,23 @@ describe('transfer workflow (stubbed activities)', () => {
         .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name),
     ).toEqual(['sendTransfer']);
     expect(events).toHaveLength(11);
-    expect(events.filter((e) => e.eventType === E.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES)).toEqual([]);
-    await expect(
-      harness.env.client.workflow.getHandle(transferFinalityWorkflowId(transferId)).describe(),
-    ).rejects.toBeInstanceOf(WorkflowNotFoundError);
+  });
+
+  it('sends a transfer of version 5 again on a retry without preparing it again, and passes a refusal on', async () => {
+    // The first attempt finds the bundler unreachable (after signing), the second sends: signed once, sent twice.
+    const { transferId, handle } = await transfer({ submissions: ['unreachable', 'included'] });
+    expect(await handle.result()).toEqual({ status: 'confirmed', txHash: '0xabc', fee: '21000' });
+    expect(calls.get(transferId)).toEqual([
+      'screen',
+      'sign',
+      'submit:unreachable',
+      'submit:included',
+      'finish:confirmed',
+    ]);
+    const E = temporal.api.enums.v1.EventType;
+    const events = (await handle.fetchHistory()).events ?? [];
+    expect(events.filter((e) => e.eventType === E.EVENT_TYPE_MARKER_RECORDED)).toHaveLength(1);
+    expect(events.filter((e) => e.eventType === E.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)).toEqual([]);
   });
 
   it('runs a transfer of version 3 as it ran: the screening and the signing as one local activity, then the submission', async () => {
