@@ -10,7 +10,7 @@ import type { SubmittedTransfer, TransferActivities } from './transfer';
  * retries: a provider or list that cannot answer): past them, the transfer fails with their last refusal.
  */
 export const PREPARE_ATTEMPTS = 8;
-/** How often sendTransfer heartbeats while it prepares (its activity's heartbeat timeout is 10 seconds). */
+/** How often sendTransfer heartbeats while it prepares (its activity's heartbeat timeout is 10 seconds; none locally). */
 const PREPARE_HEARTBEAT_MS = 2_000;
 
 /** A transfer's steps up to sending it: prepareTransfer (a local activity, version 3) and sendTransfer (version 4). */

@@ -1,4 +1,4 @@
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import { heartbeat } from './heartbeat';
 import type { Orm } from '../db/orm';
 import { EventEntity, TransferEntity, type Transfer } from '../db/entities';
@@ -76,6 +76,11 @@ const refused = (message: string) =>
  * nothing sent: an attempt that ran on past its heartbeat's timeout while a later one was refused (its last
  * screening, for one) and the workflow recorded it failed, or an operator's rejection.
  */
+/** An attempt Temporal gave up on (past its timeout, or its worker told to stop) hands nothing over: a later one has it. */
+const stillWanted = (): void => {
+  if (Context.current().cancellationSignal.aborted) throw new CancelledFailure('the attempt was cancelled');
+};
+
 export async function handOver(em: EntityManager, transferId: string, userOpHash?: string | null): Promise<void> {
   const changed = await changeTransfer(em, {
     transferId,
@@ -87,6 +92,42 @@ export async function handOver(em: EntityManager, transferId: string, userOpHash
   const { status } = await transferById(em, transferId);
   if (status === 'failed' || status === 'held_for_review')
     throw refused(`the transfer is ${status}: nothing is sent for it`);
+}
+
+/** What finishTransfer records: the outcome, the block that holds it, and for a failure whether it must be unsent. */
+export type FinishInput = { transferId: string; block?: SubmittedTransfer['block'] } & TransferOutcome & {
+    /**
+     * A failure the chain did not prove (an error, attempts run out; the workflow read the transfer unsent): recorded
+     * only while nothing was handed over. An attempt still running past its timeout, or a worker's that lost its
+     * workflow task, may have handed it to the bundler since: then nothing is recorded and the answer is false.
+     */
+    unsent?: boolean;
+  };
+
+/**
+ * A transfer's outcome recorded once, with its event: a later call (a retry, a second worker) changes nothing. False
+ * only for an `unsent` failure of a transfer handed over meanwhile (submitted, or further): it may be on chain.
+ */
+export async function finishTransferRecord(em: EntityManager, input: FinishInput): Promise<boolean> {
+  const changed = await changeTransfer(em, {
+    transferId: input.transferId,
+    from: input.unsent ? ['held_for_review', 'processing'] : ['held_for_review', 'processing', 'submitted'],
+    set: {
+      status: input.status,
+      txHash: input.txHash,
+      fee: input.fee,
+      error: input.error ?? null,
+      blockNumber: input.block ? Number(input.block.number) : null,
+      blockHash: input.block?.hash ?? null,
+      // A failed transfer's nonce lane is free again (what it signed will not be sent); a confirmed one keeps it
+      // until final, as a reorg may have it sent again.
+      ...(input.status === 'failed' ? { nonceLane: null } : {}),
+    },
+    event: { type: `transfer.${input.status}`, ...(input.error !== undefined ? { error: input.error } : {}) },
+  });
+  if (changed || !input.unsent) return true;
+  // Recorded failed already (this call retried), or handed over meanwhile.
+  return (await transferById(em, input.transferId)).status === 'failed';
 }
 
 /**
@@ -411,26 +452,7 @@ export const createTransferActivities = (
   const { finalityOnce } = looks;
 
   /** A transfer's outcome recorded once, with its event: a later call (a retry, a second worker) changes nothing. */
-  const finish = async (
-    input: { transferId: string; block?: SubmittedTransfer['block'] } & TransferOutcome,
-  ): Promise<void> => {
-    await changeTransfer(orm.em.fork(), {
-      transferId: input.transferId,
-      from: ['held_for_review', 'processing', 'submitted'],
-      set: {
-        status: input.status,
-        txHash: input.txHash,
-        fee: input.fee,
-        error: input.error ?? null,
-        blockNumber: input.block ? Number(input.block.number) : null,
-        blockHash: input.block?.hash ?? null,
-        // A failed transfer's nonce lane is free again (what it signed will not be sent); a confirmed one keeps it
-        // until final, as a reorg may have it sent again.
-        ...(input.status === 'failed' ? { nonceLane: null } : {}),
-      },
-      event: { type: `transfer.${input.status}`, ...(input.error !== undefined ? { error: input.error } : {}) },
-    });
-  };
+  const finish = (input: FinishInput): Promise<boolean> => finishTransferRecord(orm.em.fork(), input);
 
   /** The chain side of submitTransfer: what the chain did with the transfer's signed operation or transaction. */
   const submit = async (transferId: string): Promise<SubmittedTransfer> => {
@@ -439,6 +461,7 @@ export const createTransferActivities = (
     if (transfer.solanaTransaction?.wire) {
       const network = networks.solana(transfer.networkId);
       if (!network) throw new Error(`${transfer.networkId} is not a configured Solana network`);
+      stillWanted();
       await handOver(em, transferId);
       // The signature was recorded with the signed bytes before anything was sent; resending them is safe.
       // eslint-disable-next-line no-restricted-syntax -- real time: a duration for metrics
@@ -481,7 +504,10 @@ export const createTransferActivities = (
       neverHandedOver: transfer.status === 'processing' && !transfer.replacedOperations?.length,
       reprice: (stall) => repriceEvm(transferId, stall),
       // Before the bundler sees it: submitted, with its userOpHash told (the bundle's transaction comes with the receipt).
-      recordSubmitted: () => handOver(em, transferId, transfer.userOpHash),
+      recordSubmitted: () => {
+        stillWanted();
+        return handOver(em, transferId, transfer.userOpHash);
+      },
       settle: (outcome) => deps.gasSponsor.settle(outcome),
       observer: bundlers.observer,
     });
@@ -638,10 +664,9 @@ export const createTransferActivities = (
       return transfer.status === 'submitted' || Boolean(transfer.txHash);
     },
 
-    async finishTransfer(
-      input: { transferId: string; block?: SubmittedTransfer['block'] } & TransferOutcome,
-    ): Promise<void> {
-      await finish(input);
+    /** See finishTransferRecord: false only for an `unsent` failure of a transfer handed over meanwhile. */
+    async finishTransfer(input: FinishInput): Promise<boolean> {
+      return finish(input);
     },
   };
 };

@@ -81,6 +81,13 @@ export const ConfigSchema = Type.Object({
     description:
       "worker: what this process runs, comma-separated: 'workflows' (every workflow, and the activities on its queue) and the capabilities whose activities have queues of their own, 'chains', 'bank', 'messaging', 'compliance' (docs/production.md); unset: all",
   }),
+  WORKFLOW_TASK_SLOTS: Type.Integer({
+    minimum: 2,
+    maximum: 2000,
+    default: 200,
+    description:
+      "worker: how many workflow tasks, and as many local activities, a process running the workflows holds at once (the Temporal SDK's maxConcurrentWorkflowTaskExecutions and maxConcurrentLocalActivityExecutions; its defaults are 40 and 100). A transfer sending locally (NETWORKS.<id>.transferSendLocal) holds one until its chain includes it; past the slots, workflow tasks wait in the server's queue",
+  }),
   JWT_PRIVATE_JWK: Type.String({ minLength: 2, description: 'ES256 private key as a JSON Web Key (must carry a kid)' }),
   JWT_ISSUER: Type.String({ default: 'wallet-service', minLength: 1 }),
   JWT_AUDIENCE: Type.String({ default: 'wallet-app', minLength: 1 }),
@@ -773,6 +780,7 @@ export const WORKER_CONFIG_KEYS = [
   'TEMPORAL_TASK_QUEUE',
   'WORKFLOW_BUNDLE',
   'WORKER_CAPABILITIES',
+  'WORKFLOW_TASK_SLOTS',
   'DATA_ENCRYPTION_KEY',
   'IDENTITY_PROVIDER_URL',
   'IDENTITY_PROVIDER_CLIENT_SECRET',

@@ -36,7 +36,12 @@ export function assertWorkflowBundle(path: string | undefined): void {
     throw new Error(`WORKFLOW_BUNDLE ${path} does not exist (npm run build writes one)`);
 }
 
-type WorkerSettings = TemporalSettings & { workflowBundle?: string; roles?: readonly WorkerRole[] };
+type WorkerSettings = TemporalSettings & {
+  workflowBundle?: string;
+  roles?: readonly WorkerRole[];
+  /** WORKFLOW_TASK_SLOTS: workflow tasks and local activities at once (the SDK's defaults, 40 and 100, without). */
+  workflowTaskSlots?: number;
+};
 
 /** Builds the worker from ready dependencies, every activity built at once: tests that run a real worker in-process. */
 export async function createWorker(
@@ -77,6 +82,13 @@ export async function createWorkerOf(
           : { workflowsPath: require.resolve('../workflows'), bundlerOptions: WORKFLOW_BUNDLE_OPTIONS }),
       activities,
       dataConverter: createDataConverter(encryption),
+      // A transfer sending locally holds its workflow task, and its slot, until the chain includes it.
+      ...(settings.workflowTaskSlots
+        ? {
+            maxConcurrentWorkflowTaskExecutions: settings.workflowTaskSlots,
+            maxConcurrentLocalActivityExecutions: settings.workflowTaskSlots,
+          }
+        : {}),
       ...(metrics ? { interceptors: { activity: [metrics.interceptor] } } : {}),
     },
     roles,

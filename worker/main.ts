@@ -119,7 +119,12 @@ async function main(): Promise<void> {
     async (): Promise<Activities> => (await full()).activities,
   );
   const { worker, connection } = await createWorkerOf(
-    { ...settings, roles, ...(config.WORKFLOW_BUNDLE ? { workflowBundle: config.WORKFLOW_BUNDLE } : {}) },
+    {
+      ...settings,
+      roles,
+      workflowTaskSlots: config.WORKFLOW_TASK_SLOTS,
+      ...(config.WORKFLOW_BUNDLE ? { workflowBundle: config.WORKFLOW_BUNDLE } : {}),
+    },
     { activities, encryption: parts.encryption },
     metrics,
   );

@@ -339,13 +339,20 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
       error instanceof ApplicationFailure ? error : error.cause instanceof ApplicationFailure ? error.cause : undefined;
     const message = cause?.message ?? (error as Error).message;
     const refused = REFUSALS.has(cause?.type ?? '');
-    await record.finishTransfer({
+    // A failure the chain did not prove is recorded only while nothing was handed over: an attempt still running
+    // past its timeout (or a worker's that lost the workflow task) may have handed it to the bundler since the
+    // workflow read it unsent. Then it is held and asked about, as one whose attempts ran out after it was.
+    const unsent = !provenFailure(error);
+    const recorded = await record.finishTransfer({
       transferId: input.transferId,
       status: 'failed',
       txHash: null,
       fee: null,
       error: message,
+      ...(unsent ? { unsent } : {}),
     });
+    // (Recorded before this answer existed: no answer, as recorded.)
+    if (recorded === false) return heldUntilTheChainAnswers(input.transferId, merged);
     return {
       status: 'failed',
       txHash: null,
@@ -354,6 +361,31 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
       ...(refused ? { refused: true, refusalType: cause!.type!, refusalDetails: cause!.details?.[0] } : {}),
     };
   }
+}
+
+/**
+ * A transfer handed to the bundler after the workflow took it for unsent (see the catch in transferWorkflow): flagged
+ * (NeedsReview = transfer_unconfirmed) and asked patiently until the chain answers; confirmed once, or failed only by
+ * what the chain proves.
+ */
+async function heldUntilTheChainAnswers(transferId: string, merged: boolean): Promise<TransferOutcome> {
+  upsertSearchAttributes([{ key: NeedsReviewSA, value: 'transfer_unconfirmed' }]);
+  let sent: Awaited<ReturnType<TransferActivities['submitTransfer']>>;
+  try {
+    await storage.recordTransferNeedsReview({ transferId });
+    sent = await patient.submitTransfer({ transferId, ...(merged ? { record: true } : {}) });
+  } catch (error) {
+    if (!provenFailure(error)) throw error;
+    const message = error instanceof ActivityFailure && error.cause ? error.cause.message : (error as Error).message;
+    await storage.finishTransfer({ transferId, status: 'failed', txHash: null, fee: null, error: message });
+    return { status: 'failed', txHash: null, fee: null, error: message };
+  } finally {
+    upsertSearchAttributes([{ key: NeedsReviewSA, value: null }]);
+  }
+  const outcome = sentOutcome(sent);
+  if (!merged)
+    await storageOfSent.finishTransfer({ transferId, ...outcome, ...(sent.block ? { block: sent.block } : {}) });
+  return outcome;
 }
 
 /**

@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { TransferEntity } from '../../db/entities';
 import { PREPARE_ATTEMPTS, createTransferPreparationActivities } from '../../activities/transfer-prepare';
-import { handOver, type SubmittedTransfer } from '../../activities/transfer';
+import { finishTransferRecord, handOver, type SubmittedTransfer } from '../../activities/transfer';
 import type { Orm } from '../../db/orm';
 import { TransferFailure } from '../../platform/failures';
 import { testDatabases } from '../helpers/databases';
@@ -155,5 +155,31 @@ describe('sendTransfer', () => {
       });
       expect(await status(transferId)).toBe(held);
     }
+  });
+
+  it('records a failure the chain did not prove only while nothing was handed over, and says when something was', async () => {
+    const status = async (transferId: string) =>
+      (await orm().em.fork().findOneOrFail(TransferEntity, { transferId })).status;
+    const failure = (transferId: string, unsent?: boolean) =>
+      finishTransferRecord(orm().em.fork(), {
+        transferId,
+        status: 'failed',
+        txHash: null,
+        fee: null,
+        error: 'connect ECONNREFUSED',
+        ...(unsent ? { unsent } : {}),
+      });
+    const unsent = await transfer();
+    expect(await failure(unsent, true)).toBe(true);
+    expect(await status(unsent)).toBe('failed');
+    expect(await failure(unsent, true)).toBe(true); // the same call retried: recorded already
+    // Handed over by an attempt the workflow no longer waited for, after the workflow read it unsent.
+    const handedOver = await transfer();
+    await handOver(orm().em.fork(), handedOver, '0x01');
+    expect(await failure(handedOver, true)).toBe(false);
+    expect(await status(handedOver)).toBe('submitted');
+    // A failure the chain proves (a refusal by the EntryPoint) is recorded whatever was handed over.
+    expect(await failure(handedOver)).toBe(true);
+    expect(await status(handedOver)).toBe('failed');
   });
 });

@@ -371,39 +371,55 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     expect(events.slice(3).map((e) => e.type)).toEqual(events.length > 3 ? ['transfer.finalized'] : []);
   });
 
-  it('sends once when the worker process is SIGKILLed after handing the operation to the bundler', async () => {
-    const chain = stack.chains[1]!;
-    const recipient = Wallet.createRandom().address;
-    await stack.stopWorker();
-    const workers: ServiceProcess[] = [];
-    try {
-      chain.bundlerProxy.delayMs = 400; // the kill lands between the bundler's acceptance and the receipt
-      workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
-      const pending = transfer({ to_address: recipient, network: 'POLYGON', token: 'POL', amount: '0.2' });
-      await waitFor(
-        async () =>
-          (await stack.orm.em.fork().findOne(TransferEntity, { toAddress: recipient }))?.status === 'submitted',
-        60_000,
-        'operation handed to the bundler',
-      ).catch((error: Error) => {
-        throw new Error(`${error.message}\n${workers[0]!.output()}`);
-      });
-      workers[0]!.child.kill('SIGKILL');
-      expect(await workers[0]!.exited).toBeNull();
-      chain.bundlerProxy.delayMs = 0;
-      workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
-      const first = await pending;
-      await waitFor(
-        async () =>
-          INCLUDED.test((await callApi(stack, `/api/v1/transfer/crypto/${first.body.transfer_id}`, user)).body.status),
-        90_000,
-        'transfer by the second worker',
-      );
-      expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.2'));
-    } finally {
-      for (const worker of workers) worker.child.kill('SIGKILL');
-      await Promise.all(workers.map((w) => w.exited));
-      await stack.startWorker();
-    }
-  });
+  // ETHEREUM's sends are local activities (version 5: the next worker runs the send again after the workflow task's
+  // timeout), POLYGON's activities on the chains' queue (version 4: after the activity's heartbeat timeout).
+  it.each([
+    { network: 'ETHEREUM', index: 0, token: 'ETH', version: 5 },
+    { network: 'POLYGON', index: 1, token: 'POL', version: 4 },
+  ])(
+    'sends once when the worker process is SIGKILLed after handing the operation to the bundler ($network, version $version)',
+    async ({ network, index, token, version }) => {
+      const chain = stack.chains[index]!;
+      const recipient = Wallet.createRandom().address;
+      await stack.stopWorker();
+      const workers: ServiceProcess[] = [];
+      try {
+        chain.bundlerProxy.delayMs = 400; // the kill lands between the bundler's acceptance and the receipt
+        workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
+        const pending = transfer({ to_address: recipient, network, token, amount: '0.2' });
+        await waitFor(
+          async () =>
+            (await stack.orm.em.fork().findOne(TransferEntity, { toAddress: recipient }))?.status === 'submitted',
+          60_000,
+          'operation handed to the bundler',
+        ).catch((error: Error) => {
+          throw new Error(`${error.message}\n${workers[0]!.output()}`);
+        });
+        workers[0]!.child.kill('SIGKILL');
+        expect(await workers[0]!.exited).toBeNull();
+        chain.bundlerProxy.delayMs = 0;
+        workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
+        const first = await pending;
+        await waitFor(
+          async () =>
+            INCLUDED.test(
+              (await callApi(stack, `/api/v1/transfer/crypto/${first.body.transfer_id}`, user)).body.status,
+            ),
+          90_000,
+          'transfer by the second worker',
+        );
+        expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.2'));
+        // Sent by the version the network's setting says: a local activity's marker, or the activity.
+        const E = temporal.api.enums.v1.EventType;
+        const history = await stack.temporal.workflow
+          .getHandle(transferWorkflowId(first.body.transfer_id))
+          .fetchHistory();
+        expect(history.events!.some((e) => e.eventType === E.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)).toBe(version === 4);
+      } finally {
+        for (const worker of workers) worker.child.kill('SIGKILL');
+        await Promise.all(workers.map((w) => w.exited));
+        await stack.startWorker();
+      }
+    },
+  );
 });

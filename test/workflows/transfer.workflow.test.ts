@@ -35,6 +35,8 @@ type Script = {
   /** How long each awaitFinality takes to answer. */
   finalityDelayMs?: number;
   inquiry?: 'refused';
+  /** An attempt the workflow no longer waited for handed the transfer over before its failure was recorded. */
+  handedOverMeanwhile?: true;
   /** finishTransfer refuses to record the transfer confirmed, for good (a non-retryable error). */
   recordingConfirmedFails?: true;
 };
@@ -115,10 +117,17 @@ describe('transfer workflow (stubbed activities)', () => {
     async recordTransferNeedsReview({ transferId }) {
       record(transferId, 'needsReview');
     },
-    async finishTransfer({ transferId, status }) {
-      record(transferId, `finish:${status}`);
-      if (status === 'confirmed' && scripts.get(transferId)!.recordingConfirmedFails)
+    async finishTransfer({ transferId, status, unsent }) {
+      const script = scripts.get(transferId)!;
+      // As the real one: an unsent failure of a transfer handed over meanwhile is not recorded (false).
+      if (unsent && script.handedOverMeanwhile) {
+        record(transferId, `finish:${status}:handed-over`);
+        return false;
+      }
+      record(transferId, `finish:${status}${unsent ? ':unsent' : ''}`);
+      if (status === 'confirmed' && script.recordingConfirmedFails)
         throw ApplicationFailure.nonRetryable('the row is not there', 'Broken');
+      return true;
     },
     async awaitFinality({ transferId }) {
       const delay = scripts.get(transferId)!.finalityDelayMs;
@@ -258,8 +267,9 @@ describe('transfer workflow (stubbed activities)', () => {
     expect(events).toHaveLength(11);
   });
 
-  it('sends a transfer of version 5 again on a retry without preparing it again, and passes a refusal on', async () => {
-    // The first attempt finds the bundler unreachable (after signing), the second sends: signed once, sent twice.
+  it('retries a send of version 5 within its local activity: the attempts in one marker, no activity task', async () => {
+    // The first attempt finds the bundler unreachable (after signing), the second sends (the stub, as sendTransfer,
+    // signs once: test/e2e/send-transfer.test.ts holds the real one to that).
     const { transferId, handle } = await transfer({ submissions: ['unreachable', 'included'] });
     expect(await handle.result()).toEqual({ status: 'confirmed', txHash: '0xabc', fee: '21000' });
     expect(calls.get(transferId)).toEqual([
@@ -322,46 +332,76 @@ describe('transfer workflow (stubbed activities)', () => {
     ).toBeGreaterThanOrEqual(4);
   });
 
-  it('signs nothing for a recipient the last screening names: a refusal the caller is told', async () => {
-    const { transferId, handle } = await transfer({ screening: 'sanctioned' });
-    expect(await handle.result()).toMatchObject({
-      status: 'failed',
-      refused: true,
-      refusalType: TransferFailure.RecipientSanctioned,
+  // The send's branches as an activity on the chains' queue (version 4) and as a local activity (version 5).
+  describe.each([4, 5])('version %i', (version) => {
+    it('signs nothing for a recipient the last screening names: a refusal the caller is told', async () => {
+      const { transferId, handle } = await transfer({ screening: 'sanctioned' }, { version });
+      expect(await handle.result()).toMatchObject({
+        status: 'failed',
+        refused: true,
+        refusalType: TransferFailure.RecipientSanctioned,
+      });
+      expect(calls.get(transferId)).toEqual(['screen', 'finish:failed']);
     });
-    expect(calls.get(transferId)).toEqual(['screen', 'finish:failed']);
-  });
 
-  it('records a revert as failed (the chain proves it), and a refusal by the chain without asking whether it was sent', async () => {
-    const reverted = await transfer({ submissions: ['reverted'] });
-    expect(await reverted.handle.result()).toMatchObject({ status: 'failed', error: 'execution reverted' });
-    expect(calls.get(reverted.transferId)).toEqual(['screen', 'sign', 'submit:reverted', 'finish:failed']);
-    const refused = await transfer({ submissions: ['refused-by-chain'] });
-    expect(await refused.handle.result()).toMatchObject({ status: 'failed', error: 'AA23 reverted' });
-    expect(calls.get(refused.transferId)).toEqual(['screen', 'sign', 'submit:refused-by-chain', 'finish:failed']);
-  });
+    it('records a revert as failed (the chain proves it), and a refusal by the chain without asking whether it was sent', async () => {
+      const reverted = await transfer({ submissions: ['reverted'] }, { version });
+      expect(await reverted.handle.result()).toMatchObject({ status: 'failed', error: 'execution reverted' });
+      expect(calls.get(reverted.transferId)).toEqual(['screen', 'sign', 'submit:reverted', 'finish:failed']);
+      const refused = await transfer({ submissions: ['refused-by-chain'] }, { version });
+      expect(await refused.handle.result()).toMatchObject({ status: 'failed', error: 'AA23 reverted' });
+      expect(calls.get(refused.transferId)).toEqual(['screen', 'sign', 'submit:refused-by-chain', 'finish:failed']);
+    });
 
-  it('never records failed a transfer that may have been broadcast: flagged for review, asked patiently, confirmed once', async () => {
-    const { transferId, handle } = await transfer(
-      { submissions: ['unreachable', 'included'], maybeSent: true },
-      { reviewAfterAttempts: 1 },
-    );
-    expect(await handle.result()).toMatchObject({ status: 'confirmed', txHash: '0xabc' });
-    expect(calls.get(transferId)).toEqual([
-      'screen',
-      'sign',
-      'submit:unreachable',
-      'maybeSent',
-      'needsReview',
-      'submit:included',
-      'finish:confirmed',
-    ]);
-  });
+    it('never records failed a transfer that may have been broadcast: flagged for review, asked patiently, confirmed once', async () => {
+      const { transferId, handle } = await transfer(
+        { submissions: ['unreachable', 'included'], maybeSent: true },
+        { reviewAfterAttempts: 1, version },
+      );
+      expect(await handle.result()).toMatchObject({ status: 'confirmed', txHash: '0xabc' });
+      expect(calls.get(transferId)).toEqual([
+        'screen',
+        'sign',
+        'submit:unreachable',
+        'maybeSent',
+        'needsReview',
+        'submit:included',
+        'finish:confirmed',
+      ]);
+    });
 
-  it('fails a transfer that was never broadcast once its attempts run out', async () => {
-    const { transferId, handle } = await transfer({ submissions: ['unreachable'] }, { reviewAfterAttempts: 1 });
-    expect(await handle.result()).toMatchObject({ status: 'failed', error: 'connect ECONNREFUSED' });
-    expect(calls.get(transferId)).toEqual(['screen', 'sign', 'submit:unreachable', 'maybeSent', 'finish:failed']);
+    it('fails a transfer that was never broadcast once its attempts run out', async () => {
+      const { transferId, handle } = await transfer(
+        { submissions: ['unreachable'] },
+        { reviewAfterAttempts: 1, version },
+      );
+      expect(await handle.result()).toMatchObject({ status: 'failed', error: 'connect ECONNREFUSED' });
+      expect(calls.get(transferId)).toEqual([
+        'screen',
+        'sign',
+        'submit:unreachable',
+        'maybeSent',
+        'finish:failed:unsent',
+      ]);
+    });
+
+    it('holds, never fails, a transfer handed over after it was read unsent (an attempt past its timeout), and confirms it once', async () => {
+      const { transferId, handle } = await transfer(
+        { submissions: ['unreachable', 'included'], handedOverMeanwhile: true },
+        { reviewAfterAttempts: 1, version },
+      );
+      expect(await handle.result()).toEqual({ status: 'confirmed', txHash: '0xabc', fee: '21000' });
+      expect(calls.get(transferId)).toEqual([
+        'screen',
+        'sign',
+        'submit:unreachable',
+        'maybeSent',
+        'finish:failed:handed-over',
+        'needsReview',
+        'submit:included',
+        'finish:confirmed',
+      ]);
+    });
   });
 
   it('holds a transfer a monitoring rule flagged until an operator approves (the first decision counts)', async () => {
