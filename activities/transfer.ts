@@ -70,17 +70,17 @@ const SIGNED = new HotStatement(
 const refused = (message: string) =>
   ApplicationFailure.create({ type: TransferFailure.TransferRefused, message, nonRetryable: true });
 
+/** An attempt Temporal gave up on (past its timeout, or its worker told to stop) hands nothing over: a later one has it. */
+const stillWanted = (): void => {
+  if (Context.current().cancellationSignal.aborted) throw new CancelledFailure('the attempt was cancelled');
+};
+
 /**
  * The hand-over's record, made before anything reaches the chain (processing -> submitted; already submitted by an
  * earlier attempt: sent again, which its hash or signature makes safe). A transfer failed or held meanwhile gets
  * nothing sent: an attempt that ran on past its heartbeat's timeout while a later one was refused (its last
  * screening, for one) and the workflow recorded it failed, or an operator's rejection.
  */
-/** An attempt Temporal gave up on (past its timeout, or its worker told to stop) hands nothing over: a later one has it. */
-const stillWanted = (): void => {
-  if (Context.current().cancellationSignal.aborted) throw new CancelledFailure('the attempt was cancelled');
-};
-
 export async function handOver(em: EntityManager, transferId: string, userOpHash?: string | null): Promise<void> {
   const changed = await changeTransfer(em, {
     transferId,

@@ -165,6 +165,9 @@ const REFUSALS = new Set<string>([
   ...Object.values(GasFailure),
 ]);
 
+/** What only the chain's answer to this very operation raises: the EntryPoint refused it, or it reverted. */
+const CHAIN_PROOFS = new Set<string>(Object.values(ChainFailure));
+
 /** Failures the chain itself proves: nothing was sent (refused at signing or by the EntryPoint), or it reverted. */
 const PROVEN = new Set<string>([...Object.values(ChainFailure), TransferFailure.TransferRefused]);
 const provenFailure = (error: unknown): boolean => {
@@ -339,10 +342,11 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
       error instanceof ApplicationFailure ? error : error.cause instanceof ApplicationFailure ? error.cause : undefined;
     const message = cause?.message ?? (error as Error).message;
     const refused = REFUSALS.has(cause?.type ?? '');
-    // A failure the chain did not prove is recorded only while nothing was handed over: an attempt still running
-    // past its timeout (or a worker's that lost the workflow task) may have handed it to the bundler since the
-    // workflow read it unsent. Then it is held and asked about, as one whose attempts ran out after it was.
-    const unsent = !provenFailure(error);
+    // A failure the chain did not prove (a refusal too: it says only that this attempt sent nothing) is recorded
+    // only while nothing was handed over: an attempt still running past its timeout (or a worker's that lost the
+    // workflow task) may have handed it to the bundler since the workflow read it unsent. Then it is held and asked
+    // about, as one whose attempts ran out after it was.
+    const unsent = !CHAIN_PROOFS.has(cause?.type ?? '');
     const recorded = await record.finishTransfer({
       transferId: input.transferId,
       status: 'failed',
@@ -370,21 +374,28 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
  */
 async function heldUntilTheChainAnswers(transferId: string, merged: boolean): Promise<TransferOutcome> {
   upsertSearchAttributes([{ key: NeedsReviewSA, value: 'transfer_unconfirmed' }]);
+  // Its event is told, not waited on: a database that cannot take it now must not end the hold.
+  await storage.recordTransferNeedsReview({ transferId }).catch((error: unknown) => {
+    log.warn('the transfer held for review: its event could not be recorded', {
+      transferId,
+      error: (error as Error).message,
+    });
+  });
   let sent: Awaited<ReturnType<TransferActivities['submitTransfer']>>;
   try {
-    await storage.recordTransferNeedsReview({ transferId });
     sent = await patient.submitTransfer({ transferId, ...(merged ? { record: true } : {}) });
   } catch (error) {
+    // Anything but the chain's proof fails the workflow for an operator, the transfer still flagged and reserved.
     if (!provenFailure(error)) throw error;
     const message = error instanceof ActivityFailure && error.cause ? error.cause.message : (error as Error).message;
-    await storage.finishTransfer({ transferId, status: 'failed', txHash: null, fee: null, error: message });
-    return { status: 'failed', txHash: null, fee: null, error: message };
-  } finally {
+    await storageOfSent.finishTransfer({ transferId, status: 'failed', txHash: null, fee: null, error: message });
     upsertSearchAttributes([{ key: NeedsReviewSA, value: null }]);
+    return { status: 'failed', txHash: null, fee: null, error: message };
   }
   const outcome = sentOutcome(sent);
   if (!merged)
     await storageOfSent.finishTransfer({ transferId, ...outcome, ...(sent.block ? { block: sent.block } : {}) });
+  upsertSearchAttributes([{ key: NeedsReviewSA, value: null }]);
   return outcome;
 }
 

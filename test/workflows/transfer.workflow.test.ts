@@ -341,7 +341,23 @@ describe('transfer workflow (stubbed activities)', () => {
         refused: true,
         refusalType: TransferFailure.RecipientSanctioned,
       });
-      expect(calls.get(transferId)).toEqual(['screen', 'finish:failed']);
+      expect(calls.get(transferId)).toEqual(['screen', 'finish:failed:unsent']);
+    });
+
+    it('holds, never fails, a transfer an earlier attempt handed over before a later one was refused (its screening)', async () => {
+      // The refusal says only that this attempt sent nothing: the transfer handed over meanwhile is asked about.
+      const { transferId, handle } = await transfer(
+        { screening: 'sanctioned', handedOverMeanwhile: true },
+        { version },
+      );
+      expect(await handle.result()).toEqual({ status: 'confirmed', txHash: '0xabc', fee: '21000' });
+      expect(calls.get(transferId)).toEqual([
+        'screen',
+        'finish:failed:handed-over',
+        'needsReview',
+        'submit:included',
+        'finish:confirmed',
+      ]);
     });
 
     it('records a revert as failed (the chain proves it), and a refusal by the chain without asking whether it was sent', async () => {
