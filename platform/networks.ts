@@ -52,6 +52,13 @@ export const UniswapV3Schema = Type.Object(
 );
 
 /** EVM blocks (the including one counted) before a transfer is finalized, when a network does not say. */
+/** NETWORKS.<id>.transferSendLocal, EVM and Solana alike (transferWorkflowVersionOn). */
+const TransferSendLocal = Type.Optional(
+  Type.Boolean({
+    description:
+      "whether a transfer's send runs as a local activity in the worker that runs its workflow (transfer workflow version 5: one workflow task and no activity task per transfer, about a third less of the Temporal server's and the worker's CPU) instead of an activity on the chains' task queue (version 4). The send holds one of the worker's workflow task slots until the chain includes it, so only for chains that include within a few seconds (layer 2s, the local chains); default false",
+  }),
+);
 export const DEFAULT_CONFIRMATIONS = 12;
 /**
  * The transfer workflow's version a new transfer on `network` starts with: `highest` (TRANSFER_WORKFLOW_VERSION), but
@@ -101,12 +108,7 @@ export const EvmNetworkSchema = Type.Object({
         "how often each worker process reads the chain's head (one eth_blockNumber call) while a user operation waits to be included (default 250): about a tenth of the chain's block time; a local chain that mines at once, 50",
     }),
   ),
-  transferSendLocal: Type.Optional(
-    Type.Boolean({
-      description:
-        "whether a transfer's send runs as a local activity in the worker that runs its workflow (transfer workflow version 5: one workflow task and no activity task per transfer, about a third less of the Temporal server's and the worker's CPU) instead of an activity on the chains' task queue (version 4). The send holds one of the worker's workflow task slots until the chain includes it, so only for chains that include within a few seconds (layer 2s, the local chains); default false",
-    }),
-  ),
+  transferSendLocal: TransferSendLocal,
   confirmations: Type.Optional(
     Type.Integer({
       minimum: 1,
@@ -154,12 +156,7 @@ export const SolanaNetworkSchema = Type.Object({
       Type.Object({ mint: Base58Key, decimals: Type.Integer({ minimum: 0, maximum: 18 }), dti: Type.Optional(Dti) }),
     ),
   ),
-  transferSendLocal: Type.Optional(
-    Type.Boolean({
-      description:
-        "whether a transfer's send runs as a local activity in the worker that runs its workflow (transfer workflow version 5: one workflow task and no activity task per transfer, about a third less of the Temporal server's and the worker's CPU) instead of an activity on the chains' task queue (version 4). The send holds one of the worker's workflow task slots until the chain includes it, so only for chains that include within a few seconds (layer 2s, the local chains); default false",
-    }),
-  ),
+  transferSendLocal: TransferSendLocal,
   faucetUrl: Type.Optional(
     Type.String({ pattern: '^https?://', description: 'development clusters only: funds each new wallet' }),
   ),
