@@ -4,18 +4,23 @@ import { formatMoney } from '../../platform/money';
 import { HotStatement } from '../../db/sql';
 import type { CheckFindings, TransferCheck, TransferIntent } from '../transfer/intent';
 
-/** The user's transfers of the last 24 hours that did not fail (every transfer's execute reads them). */
-const RECENT = new HotStatement<{ network_id: string; to_address: string; value_krw: string | number | null }>(
-  'monitoring-recent',
-  "select network_id, to_address, value_krw from transfers where user_id = ? and status <> 'failed' and created_at >= ?",
-);
-/** Which of these addresses (a JSON array) the user paid before a time: a list as one parameter, in each dialect. */
-const PAID_BEFORE = new HotStatement<{ network_id: string; to_address: string }>(
-  'monitoring-paid-before',
-  'select network_id, to_address from transfers where user_id = ? ' +
-    'and to_address in (select jsonb_array_elements_text(?::jsonb)) and created_at < ?',
-  'select network_id, to_address from transfers where user_id = ? ' +
-    'and to_address in (select value from json_each(?)) and created_at < ?',
+/**
+ * The user's transfers of the last 24 hours that did not fail (`paid_before` 0), and their earlier transfers (1) to
+ * any of those recipients or to this one, in one round trip (every transfer's execute reads both; issue 52).
+ */
+const RECENT_AND_PAID_BEFORE = new HotStatement<{
+  paid_before: number;
+  network_id: string;
+  to_address: string;
+  value_krw: string | number | null;
+}>(
+  'monitoring-recent-and-paid-before',
+  'with recent as (select network_id, to_address, value_krw from transfers ' +
+    "where user_id = ? and status <> 'failed' and created_at >= ?) " +
+    'select 0 as paid_before, network_id, to_address, value_krw from recent ' +
+    'union all ' +
+    'select 1, network_id, to_address, null from transfers where user_id = ? and created_at < ? ' +
+    'and to_address in (select to_address from recent union select ?)',
 );
 
 const won = (amount: bigint) => formatMoney(amount, 0, 'KRW');
@@ -53,11 +58,21 @@ export class Monitoring {
     const em = this.deps.orm.em.fork();
     const networkId = intent.network.networkId;
     const large = intent.valueKrw >= rules.largeKrw;
-    const recent = (await RECENT.rows(em, [intent.userId, new Date(now - DAY_MS)])).map((t) => ({
-      networkId: t.network_id,
-      toAddress: t.to_address,
-      valueKrw: t.value_krw === null ? null : BigInt(t.value_krw),
-    }));
+    const dayAgo = new Date(now - DAY_MS);
+    const read = await RECENT_AND_PAID_BEFORE.rows(em, [
+      intent.userId,
+      dayAgo,
+      intent.userId,
+      dayAgo,
+      intent.recipient,
+    ]);
+    const recent = read
+      .filter((t) => Number(t.paid_before) === 0)
+      .map((t) => ({
+        networkId: t.network_id,
+        toAddress: t.to_address,
+        valueKrw: t.value_krw === null ? null : BigInt(t.value_krw),
+      }));
 
     if (intent.valueKrw < rules.structuringKrw) {
       const same = recent.filter((t) => t.networkId === networkId && t.toAddress === intent.recipient);
@@ -72,15 +87,15 @@ export class Monitoring {
       }
     }
 
-    // Which of the day's recipients (this one included) were paid before the day: one read, bounded by those
-    // addresses (it read every transfer the user ever made before the day, a cost that grew with their history).
-    const dayAgo = new Date(now - DAY_MS);
+    // Which of the day's recipients (this one included) were paid before the day: read with the day's transfers,
+    // bounded by those addresses (it read every transfer the user ever made before the day, a cost that grew with
+    // their history).
     const key = (t: { networkId: string; toAddress: string }) => `${t.networkId}:${t.toAddress}`;
     const recipients = new Set(recent.map(key));
     recipients.add(key({ networkId, toAddress: intent.recipient }));
-    const addresses = [...new Set([...recent.map((t) => t.toAddress), intent.recipient])];
     const paidBefore = new Set(
-      (await PAID_BEFORE.rows(em, [intent.userId, addresses, dayAgo]))
+      read
+        .filter((t) => Number(t.paid_before) === 1)
         .map((t) => ({ networkId: t.network_id, toAddress: t.to_address }))
         .map(key),
     );

@@ -20,11 +20,13 @@ import type { SecurityNotices } from '../common/security-notices';
 /** The user's PIN row, read before every check (a right PIN with nothing to reset is answered from it). */
 const USER_PIN = new HotStatement('user-pin', 'select * from user_pins where user_id = ?');
 
-/** An approval's use, by its jti's fingerprint (every PIN-approved request reads it): prepared on PostgreSQL. */
+/** An approval's use, by its jti's fingerprint (read when the approval was recorded before): prepared on PostgreSQL. */
 const PIN_APPROVAL = new HotStatement<{ user_id: string; idempotency_key: string | null }>(
   'pin-approval',
   'select user_id, idempotency_key from pin_approvals where jti_hash = ?',
 );
+/** An approval's use forgotten: its PIN approved nothing. */
+const UNSPEND_PIN_APPROVAL = new HotStatement('pin-approval-unspend', 'delete from pin_approvals where jti_hash = ?');
 /** The approval's use recorded: a row answered when this insert is the one that recorded it. */
 const SPEND_PIN_APPROVAL = new HotStatement<{ jti_hash: string }>(
   'pin-approval-spend',
@@ -228,30 +230,17 @@ export class PinService {
     return payload.jti;
   }
 
-  /** Refuses (409) an approval already used, unless it is the same request retried with its Idempotency-Key. */
-  private async assertUnused(userId: string, jti: string, idempotencyKey: string | null): Promise<void> {
-    const earlier = await PIN_APPROVAL.row(this.orm.em.fork(), [this.encryption.fingerprint(jti, 'pin-jti')]);
-    if (
-      !earlier ||
-      (earlier.user_id === userId && idempotencyKey !== null && earlier.idempotency_key === idempotencyKey)
-    )
-      return;
-    throw problems.conflict(
-      'pin-already-used',
-      'This encrypted PIN already approved a request; encrypt it again for this one',
-    );
-  }
-
   /**
-   * Records that this approval was used, for this Idempotency-Key. A second use is refused (409), unless it is the
-   * same request retried with the same Idempotency-Key.
+   * Records that this approval is used, for this Idempotency-Key, before its PIN is compared: of two requests racing
+   * with one approval, the insert lets exactly one through (one INSERT, no transaction), and an approval already used
+   * is refused (409) before its PIN could reset a count of wrong ones. The same request retried with the same
+   * Idempotency-Key may present it again. Answers the fingerprint this call recorded (undefined for such a retry).
    */
-  private async spend(userId: string, jti: string, idempotencyKey: string | null): Promise<void> {
+  private async spend(userId: string, jti: string, idempotencyKey: string | null): Promise<string | undefined> {
     const jtiHash = this.encryption.fingerprint(jti, 'pin-jti');
     const em = this.orm.em.fork();
     const retry = (row: { user_id: string; idempotency_key: string | null } | undefined) =>
       row !== undefined && row.user_id === userId && idempotencyKey !== null && row.idempotency_key === idempotencyKey;
-    // Of two requests racing with one approval, the insert lets exactly one through (one INSERT, no transaction).
     const inserted = await SPEND_PIN_APPROVAL.rows(em, [
       jtiHash,
       userId,
@@ -260,13 +249,18 @@ export class PinService {
       new Date(Date.now() + (MAX_AGE_SECONDS + 120) * 1000),
       clock.date(),
     ]);
-    if (!inserted.length && !retry(await PIN_APPROVAL.row(em, [jtiHash]))) {
-      throw problems.conflict(
-        'pin-already-used',
-        'This encrypted PIN already approved a request; encrypt it again for this one',
-      );
-    }
+    if (inserted.length) return jtiHash;
+    if (retry(await PIN_APPROVAL.row(em, [jtiHash]))) return undefined;
     // Approvals older than any acceptable iat can never match again: the worker's housekeeping deletes them hourly.
+    throw problems.conflict(
+      'pin-already-used',
+      'This encrypted PIN already approved a request; encrypt it again for this one',
+    );
+  }
+
+  /** An approval recorded by `spend` whose PIN approved nothing (wrong, locked, not set) is not used: it may come again. */
+  private async unspend(jtiHash: string): Promise<void> {
+    await UNSPEND_PIN_APPROVAL.rows(this.orm.em.fork(), [jtiHash]);
   }
 
   async isSet(userId: string): Promise<boolean> {
@@ -352,9 +346,13 @@ export class PinService {
     const field = approval.field ?? 'pin';
     const payload = await this.openPayload(jwe, field);
     const jti = this.approvalOf(payload, field, approval.request);
-    await this.assertUnused(userId, jti, approval.idempotencyKey);
-    const outcome = await this.check(userId, payload.pin);
-    if (outcome === 'ok') return this.spend(userId, jti, approval.idempotencyKey);
+    const spent = await this.spend(userId, jti, approval.idempotencyKey);
+    const outcome = await this.check(userId, payload.pin).catch(async (error: unknown) => {
+      if (spent) await this.unspend(spent);
+      throw error;
+    });
+    if (outcome === 'ok') return;
+    if (spent) await this.unspend(spent);
     if (outcome === 'not-set') throw problems.conflict('pin-not-set', 'Set a PIN first (POST /api/v1/pin)');
     if (outcome === 'locked') throw await this.locked(userId);
     if (outcome === 'reset-required')

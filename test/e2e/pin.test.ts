@@ -336,6 +336,22 @@ describe.each(testDatabases())('transaction PIN on $name', (database) => {
     const again = await changeWith(approval, randomUUID());
     expect([again.status, again.body.type]).toEqual([409, '/problems/pin-already-used']);
     expect((await changeWith(approval)).body.type).toBe('/problems/pin-already-used');
+
+    // A used approval is refused before its PIN is compared, so its right PIN resets no count of wrong ones; an
+    // approval whose PIN was wrong is not used up (presented again, it is counted again).
+    const samePin = await encryptPin(stack, '590382');
+    const used = await pinChangePin(stack, '590382', samePin);
+    const changeTo = (current: string, key: string) =>
+      callApi(stack, '/api/v1/pin', user, { method: 'PUT', json: { current_pin: current, new_pin: samePin }, key });
+    expect((await changeTo(used, randomUUID())).status).toBe(200);
+    const wrong = await pinChangePin(stack, '900001', samePin);
+    for (const attempt of [1, 2]) {
+      const answer = await changeTo(wrong, randomUUID());
+      expect([attempt, answer.status, answer.body.type]).toEqual([attempt, 422, '/problems/wrong-pin']);
+    }
+    const replayed = await changeTo(used, randomUUID());
+    expect([replayed.status, replayed.body.type]).toEqual([409, '/problems/pin-already-used']);
+    expect((await stack.orm.em.fork().findOneOrFail(UserPinEntity, { userId: user.userId })).failedAttempts).toBe(2);
   });
 
   it("keeps a used PIN approval while its JWE could be fresh; the worker's housekeeping deletes it once past", async () => {
