@@ -33,14 +33,15 @@ export interface AccountActivityDeps {
 /**
  * The fence between a closure and money about to move: whether the user is still active, read with a no-op write
  * that waits for a closure under way to commit or roll back (its row lock). Called before a charge asks the bank for
- * money and before a transfer is signed: either the closure committed first (and nothing moves), or it comes after
- * and sees the charge or transfer in progress, and is refused.
+ * money and before a Solana transfer is signed (an EVM transfer's fence is its gas sponsorship's lock of the same row,
+ * which reads the status: activities/gas-sponsorship.ts): either the closure committed first (and nothing moves), or
+ * it comes after and sees the charge or transfer in progress, and is refused.
  */
 export async function userIsActive(orm: Orm, userId: string): Promise<boolean> {
   return (await USER_ACTIVE_FENCE.rows(orm.em.fork(), [userId])).length === 1;
 }
 
-/** userIsActive's no-op write (every transfer runs it before signing): prepared on PostgreSQL. */
+/** userIsActive's no-op write: prepared on PostgreSQL. */
 const USER_ACTIVE_FENCE = new HotStatement<{ id: string }>(
   'user-active-fence',
   "update users set status = 'active' where id = ? and status = 'active' returning id",

@@ -60,6 +60,12 @@ const SPONSORSHIP_AND_RESERVED = new HotStatement(
   'gas-sponsorship-and-reserved',
   "select * from gas_sponsorships where sponsorship_id = ? or (user_id = ? and status = 'reserved' and created_at >= ?)",
 );
+/** The user's row locked as USER_LOCK locks it, with its status (a sponsorship only an active user may have). */
+const USER_STATUS_LOCK = new HotStatement<{ status: string }>(
+  'user-lock-status',
+  'select status from users where id = ? for update',
+  'select status from users where id = ?',
+);
 /** A sponsorship reserved at its most (inside the budget's transaction). */
 const RESERVE = new HotStatement(
   'gas-sponsorship-reserve',
@@ -86,7 +92,17 @@ export class GasSponsor {
    * same operation; one rebuilt since (a retry after a crash before anything was signed with it, with fresh fees) is
    * sponsored anew, replacing that unused reservation: the old signature covers the old fees and would be refused.
    */
-  async sponsor(userId: string, items: SponsorItem[], validUntil: Date): Promise<string[]> {
+  async sponsor(
+    userId: string,
+    items: SponsorItem[],
+    validUntil: Date,
+    /**
+     * `notActive`: only for a user still active; the error thrown otherwise. The user's row is read with the budget's
+     * lock, which waits for a closure under way (the fence of activities/account.ts's userIsActive, in the same
+     * round trip).
+     */
+    options: { notActive?: () => Error } = {},
+  ): Promise<string[]> {
     const em = this.deps.orm.em.fork();
     const since = koreanDay().from;
     // One item (a transfer's operation): it and the user's reservations of the day in one prepared read. Several (a
@@ -120,7 +136,8 @@ export class GasSponsor {
       // attempt of the same sponsorship makes this one's insert fail on its id, and the retry finds it).
       const rebuilt = rows.filter((row) => !known.has(row.sponsorshipId)).map((row) => row.sponsorshipId);
       const priced = pricing && fresh.length === items.length ? await pricing : await this.priced(fresh);
-      for (const [id, data] of await this.signWithinBudget(userId, priced, validUntil, rebuilt)) known.set(id, data);
+      for (const [id, data] of await this.signWithinBudget(userId, priced, validUntil, rebuilt, options.notActive))
+        known.set(id, data);
     }
     return items.map((item) => known.get(item.sponsorshipId)!);
   }
@@ -153,12 +170,15 @@ export class GasSponsor {
     priced: Priced[],
     validUntil: Date,
     rebuilt: string[],
+    notActive?: () => Error,
   ): Promise<Array<[string, string]>> {
     const { orm, paymaster } = this.deps;
     const budget = BigInt(this.deps.gasBudgetDailyKrw);
     return orm.em.fork().transactional(async (tx) => {
       // One budget check at a time per user, so two operations at once cannot both fit what is left.
-      await USER_LOCK.lock(tx, userId);
+      if (notActive) {
+        if ((await USER_STATUS_LOCK.row(tx, [userId]))?.status !== 'active') throw notActive();
+      } else await USER_LOCK.lock(tx, userId);
       // Reservations of operations since rebuilt were never used (see sponsor): they give way to the new ones.
       if (rebuilt.length)
         await tx.nativeDelete(GasSponsorshipEntity, { sponsorshipId: { $in: rebuilt }, status: 'reserved' });

@@ -2,6 +2,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { heartbeat } from './heartbeat';
 import type { Orm } from '../db/orm';
 import { transferById } from '../db/transfer-changes';
+import type { Transfer } from '../db/entities';
 import type { ComplianceActivities } from './compliance';
 import type { SubmittedTransfer, TransferActivities } from './transfer';
 
@@ -29,14 +30,19 @@ export const createTransferPreparationActivities = (
     { transferId }: { transferId: string },
     /** Told when the row was read unsigned, before the screening and the signing start. */
     unsigned?: () => void,
+    /** Told the row as it stands once signed (read signed, or signed by this call), for the submission that follows. */
+    signed?: (row: Transfer) => void,
   ): Promise<void> => {
     // One read of the row for both steps: screening reads its recipient, signing the rest.
     const transfer = await transferById(orm.em.fork(), transferId);
-    if (transfer.userOperation || transfer.solanaTransaction?.wire) return;
+    if (transfer.userOperation || transfer.solanaTransaction?.wire) {
+      signed?.(transfer);
+      return;
+    }
     unsigned?.();
     // The screening beside the signing's reads (the key, the nonce lane, the fees, the nonce, the bundler's estimate):
     // nothing is sponsored, signed or stored before it passed (signTransfer waits for it).
-    await signTransfer({ transferId }, transfer, screenTransferRecipient({ transferId }, transfer));
+    await signTransfer({ transferId }, transfer, screenTransferRecipient({ transferId }, transfer), signed);
   };
   return {
     prepareTransfer,
@@ -61,8 +67,14 @@ export const createTransferPreparationActivities = (
       // transfer an earlier attempt signed may be handed over already, and what fails then (its row's read) stays
       // retryable, as the submission's own failures are (the workflow holds it for review, never records it failed).
       let unsigned = false;
+      // The row as this attempt read or signed it: the submission does not read it again (one statement fewer).
+      let known: Transfer | undefined;
       try {
-        await prepareTransfer({ transferId }, () => (unsigned = true));
+        await prepareTransfer(
+          { transferId },
+          () => (unsigned = true),
+          (row) => (known = row),
+        );
       } catch (error) {
         if (
           !unsigned ||
@@ -81,7 +93,7 @@ export const createTransferPreparationActivities = (
       } finally {
         clearInterval(beating);
       }
-      return submitTransfer({ transferId, record: true });
+      return submitTransfer({ transferId, record: true }, known);
     },
   };
 };

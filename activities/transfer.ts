@@ -62,13 +62,16 @@ const REORG_LOOKBACK_BLOCKS = 128;
 /** How long the paymaster honours a transfer's sponsorship: long enough for patient resubmission, not forever. */
 const TRANSFER_SPONSORSHIP_SECONDS = 24 * 3600;
 /** An EVM transfer's signed operation recorded, once (a retry that finds one signed records nothing). */
-const SIGNED = new HotStatement(
-  'transfer-signed',
-  'update transfers set user_operation = ?, user_op_hash = ? where transfer_id = ? and user_operation is null and tx_hash is null',
+/** The signed operation stored; a row answered when this update is the one that stored it. */
+const SIGNED = new HotStatement<{ transfer_id: string }>(
+  'transfer-signed-returning',
+  'update transfers set user_operation = ?, user_op_hash = ? where transfer_id = ? and user_operation is null and tx_hash is null ' +
+    'returning transfer_id',
 );
 
 const refused = (message: string) =>
   ApplicationFailure.create({ type: TransferFailure.TransferRefused, message, nonRetryable: true });
+const notActive = () => refused('the account is no longer active');
 
 /** An attempt Temporal gave up on (past its timeout, or its worker told to stop) hands nothing over: a later one has it. */
 const stillWanted = (): void => {
@@ -379,11 +382,13 @@ export const createTransferActivities = (
     const signer = await signing;
     // Nothing is sponsored or signed for a transfer the last screening refused or of an account closed meanwhile.
     await cleared;
-    // Gas is sponsored (within the user's budget) before the transfer key signs, as the signature covers paymasterAndData.
+    // Gas is sponsored (within the user's budget) before the transfer key signs, as the signature covers paymasterAndData;
+    // only for a user still active (the closure's fence: see signTransfer).
     const [paymasterAndData] = await deps.gasSponsor.sponsor(
       transfer.userId,
       [{ sponsorshipId: `transfer:${transfer.transferId}`, networkId: network.networkId, operation: built }],
       new Date(clock.now() + TRANSFER_SPONSORSHIP_SECONDS * 1000),
+      { notActive },
     );
     const operation = { ...built, paymasterAndData: paymasterAndData! };
     const userOpHash = userOperationHash(operation, network.chainId, network.entryPoint);
@@ -455,9 +460,9 @@ export const createTransferActivities = (
   const finish = (input: FinishInput): Promise<boolean> => finishTransferRecord(orm.em.fork(), input);
 
   /** The chain side of submitTransfer: what the chain did with the transfer's signed operation or transaction. */
-  const submit = async (transferId: string): Promise<SubmittedTransfer> => {
+  const submit = async (transferId: string, known?: Transfer): Promise<SubmittedTransfer> => {
     const em = orm.em.fork();
-    const transfer = await transferById(em, transferId);
+    const transfer = known ?? (await transferById(em, transferId));
     if (transfer.solanaTransaction?.wire) {
       const network = networks.solana(transfer.networkId);
       if (!network) throw new Error(`${transfer.networkId} is not a configured Solana network`);
@@ -541,6 +546,11 @@ export const createTransferActivities = (
       { transferId }: { transferId: string },
       read?: Transfer,
       screened: Promise<void> = Promise.resolve(),
+      /**
+       * Told the row as this call stored its signed form (`read` with it): what the submission then needs, without
+       * reading the row again. Not told when another attempt stored one first.
+       */
+      signedAs?: (row: Transfer) => void,
     ): Promise<void> {
       const em = orm.em.fork();
       // `read`: the row as prepareTransfer read it in this attempt (one read for its screening and its signing).
@@ -561,23 +571,27 @@ export const createTransferActivities = (
         screened.catch(() => undefined);
         throw refused(`the transfer is ${transfer.status}: nothing is signed for it`);
       }
-      // The service's key signs nothing for an account closed (or suspended) since the transfer was asked for (the
-      // fence runs beside the signing's reads too).
-      const active = userIsActive(orm, transfer.userId);
+      // The service's key signs nothing for an account closed (or suspended) since the transfer was asked for. On EVM
+      // the gas sponsorship's transaction is that fence (it locks the user's row and reads its status before the
+      // sponsor key signs); on Solana, nothing is sponsored: the fence runs beside the signing's reads.
+      const solana = networks.solana(transfer.networkId) !== undefined;
+      const active = solana ? userIsActive(orm, transfer.userId) : Promise.resolve(true);
       const cleared = (async () => {
         await Promise.allSettled([screened, active]);
         await screened;
-        if (!(await active)) throw refused('the account is no longer active');
+        if (!(await active)) throw notActive();
       })();
       cleared.catch(() => undefined); // awaited below, on every path
       try {
-        if (networks.solana(transfer.networkId)) {
+        if (solana) {
           await cleared;
           const signed = await signSolana(transfer);
-          await em.nativeUpdate(TransferEntity, { transferId, userOperation: null, txHash: null }, signed);
+          if ((await em.nativeUpdate(TransferEntity, { transferId, userOperation: null, txHash: null }, signed)) === 1)
+            signedAs?.({ ...transfer, ...signed });
         } else {
           const { userOperation, userOpHash } = await signEvm(transfer, cleared);
-          await SIGNED.rows(em, [userOperation, userOpHash, transferId]);
+          if ((await SIGNED.rows(em, [userOperation, userOpHash, transferId])).length)
+            signedAs?.({ ...transfer, userOperation, userOpHash });
         }
       } catch (error) {
         await cleared; // the screening's refusal (or the account's state) before the signing's own failure
@@ -590,8 +604,12 @@ export const createTransferActivities = (
      * outcome is recorded here (as finishTransfer would) before it is answered: no step of the workflow after the
      * chain ran it. A retry after the chain ran it finds the receipt and records nothing twice.
      */
-    async submitTransfer({ transferId, record }: { transferId: string; record?: boolean }): Promise<SubmittedTransfer> {
-      const sent = await submit(transferId);
+    async submitTransfer(
+      { transferId, record }: { transferId: string; record?: boolean },
+      /** The row as this attempt read (or signed) it just before (sendTransfer): not read again. */
+      known?: Transfer,
+    ): Promise<SubmittedTransfer> {
+      const sent = await submit(transferId, known);
       // The chain ran it: a failure to record it is retried (a retry finds the receipt), never final, so the workflow
       // cannot take it for a transfer that failed (it holds it for review once the attempts run out, and goes on).
       if (record)

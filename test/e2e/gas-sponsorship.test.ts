@@ -9,7 +9,7 @@ import { UpbitQuotation } from '../../integrations/prices/upbit';
 import { ChainProviders } from '../../integrations/evm/smart-account';
 import { packUserOperation, userOperationHash, type UserOperation } from '../../integrations/evm/user-operation';
 import { loadArtifact } from '../../contracts/build';
-import { GasSponsorshipEntity, UserPinEntity } from '../../db/entities';
+import { GasSponsorshipEntity, UserEntity, UserPinEntity } from '../../db/entities';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type StackChain, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
@@ -114,8 +114,8 @@ describe.each(testDatabases())('gas sponsored by the paymaster within a daily bu
     );
   });
 
-  it('sponsors an operation rebuilt after a crash anew, replacing its unused reservation, and the same one again as before', async () => {
-    const sponsor = new GasSponsor({
+  const gasSponsor = () =>
+    new GasSponsor({
       orm: stack.orm,
       networks: NetworkRegistry.fromJson(stack.config.NETWORKS),
       providers: new ChainProviders(),
@@ -129,9 +129,10 @@ describe.each(testDatabases())('gas sponsored by the paymaster within a daily bu
       }),
       gasBudgetDailyKrw: 200_000,
     });
+  const operationOf = async (sender: string): Promise<UserOperation> => {
     const fees = await chain().provider.getFeeData();
-    const built: UserOperation = {
-      sender: account,
+    return {
+      sender,
       nonce: 5n,
       initCode: '0x',
       callData: '0x',
@@ -143,6 +144,11 @@ describe.each(testDatabases())('gas sponsored by the paymaster within a daily bu
       paymasterAndData: '0x',
       signature: '0x',
     };
+  };
+
+  it('sponsors an operation rebuilt after a crash anew, replacing its unused reservation, and the same one again as before', async () => {
+    const sponsor = gasSponsor();
+    const built = await operationOf(account);
     const id = `transfer:${randomUUID()}`;
     const inAnHour = new Date(Date.now() + 3_600_000);
     const [first] = await sponsor.sponsor(
@@ -184,6 +190,26 @@ describe.each(testDatabases())('gas sponsored by the paymaster within a daily bu
       new Wallet(ANVIL_PAYMASTER_SIGNER_KEY).address,
     );
     await stack.orm.em.fork().nativeDelete(GasSponsorshipEntity, { sponsorshipId: id });
+  });
+
+  it("sponsors a transfer's operation only for a user still active (the closure's fence): a suspended one's is refused, nothing reserved or signed", async () => {
+    const other = await registerUser(stack);
+    const notActive = () => new Error('the account is no longer active');
+    const item = async () => ({
+      sponsorshipId: `transfer:${randomUUID()}`,
+      networkId: 'ETHEREUM',
+      operation: await operationOf(account),
+    });
+    const inAnHour = new Date(Date.now() + 3_600_000);
+    const active = await item();
+    expect(await gasSponsor().sponsor(other.userId, [active], inAnHour, { notActive })).toEqual([expect.any(String)]);
+    await stack.orm.em.fork().nativeUpdate(UserEntity, { id: other.userId }, { status: 'suspended' });
+    const suspended = await item();
+    await expect(gasSponsor().sponsor(other.userId, [suspended], inAnHour, { notActive })).rejects.toThrow(
+      'the account is no longer active',
+    );
+    expect(await stack.orm.em.fork().count(GasSponsorshipEntity, { sponsorshipId: suspended.sponsorshipId })).toBe(0);
+    await stack.orm.em.fork().nativeDelete(GasSponsorshipEntity, { userId: other.userId });
   });
 
   it("refuses a transfer (before its PIN is checked) and a DID key once the day's budget is spent", async () => {

@@ -17,6 +17,10 @@ import { useMigratedOrm } from '../helpers/orm';
 describe('sendTransfer', () => {
   const { orm } = useMigratedOrm(testDatabases()[0]!);
   let calls: string[] = [];
+  /** What each submission was given of the row (undefined: it reads the row itself). */
+  let submittedRows: Array<{ status: string; userOpHash?: string | null } | undefined> = [];
+  /** Whether the signing tells the row it stored (false: another attempt stored one first). */
+  let tellSigned = true;
   let screening: () => Promise<void> = async () => undefined;
   const sent: SubmittedTransfer = { success: true, txHash: '0xabc', fee: '1', block: { number: '7', hash: '0xb7' } };
   const activities = (database: Orm = orm()) =>
@@ -30,15 +34,16 @@ describe('sendTransfer', () => {
       },
       {
         // As the real one: nothing signed before the screening passed.
-        signTransfer: async ({ transferId }, _read, screened = Promise.resolve()) => {
+        signTransfer: async ({ transferId }, read, screened = Promise.resolve(), signedAs) => {
           await screened;
           calls.push('sign');
-          await orm()
-            .em.fork()
-            .nativeUpdate(TransferEntity, { transferId }, { userOperation: { signed: true }, userOpHash: '0x01' });
+          const signed = { userOperation: { signed: 'true' }, userOpHash: '0x01' };
+          await orm().em.fork().nativeUpdate(TransferEntity, { transferId }, signed);
+          if (tellSigned) signedAs?.({ ...read!, ...signed });
         },
-        submitTransfer: async ({ record }) => {
+        submitTransfer: async ({ record }, known) => {
           calls.push(`submit${record ? ':record' : ''}`);
+          submittedRows.push(known && { status: known.status, userOpHash: known.userOpHash });
           return sent;
         },
       },
@@ -64,6 +69,8 @@ describe('sendTransfer', () => {
     new MockActivityEnvironment({ attempt }).run(activities(database).sendTransfer, { transferId });
   beforeEach(() => {
     calls = [];
+    submittedRows = [];
+    tellSigned = true;
     screening = async () => undefined;
   });
 
@@ -78,6 +85,19 @@ describe('sendTransfer', () => {
     calls = [];
     await expect(send(transferId, 2)).resolves.toEqual(sent);
     expect(calls).toEqual(['submit:record']);
+  });
+
+  it('submits the row as this attempt signed or read it (no second read), and reads it when another attempt signed it', async () => {
+    const transferId = await transfer();
+    await send(transferId, 1); // signed by this attempt
+    await send(transferId, 2); // read signed
+    tellSigned = false;
+    await send(await transfer(), 1); // another attempt stored its signed form first
+    expect(submittedRows).toEqual([
+      { status: 'processing', userOpHash: '0x01' },
+      { status: 'processing', userOpHash: '0x01' },
+      undefined,
+    ]);
   });
 
   it('passes a refusal on as it is, and retries a screening that cannot answer for its attempts, then fails it', async () => {

@@ -10,7 +10,7 @@ import { transferPin, type TransferFields } from '../helpers/pin';
 import { deployAccount } from '../helpers/wallet';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { temporal } from '@temporalio/proto';
-import { EventEntity, TransferEntity } from '../../db/entities';
+import { EventEntity, GasSponsorshipEntity, TransferEntity, UserEntity } from '../../db/entities';
 import { NeedsReviewSA, NetworkIdSA, UserIdSA, transferWorkflowId } from '../../workflows/messages';
 
 describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
@@ -369,6 +369,34 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
       'transfer.confirmed',
     ]);
     expect(events.slice(3).map((e) => e.type)).toEqual(events.length > 3 ? ['transfer.finalized'] : []);
+  });
+
+  it("signs nothing for an account suspended after the transfer was recorded (the closure's fence): failed, nothing sponsored or sent", async () => {
+    const recipient = Wallet.createRandom().address;
+    await stack.stopWorker();
+    let workerStopped = true;
+    try {
+      const pending = transfer({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '0.01' });
+      await waitFor(
+        async () => (await stack.orm.em.fork().findOne(TransferEntity, { toAddress: recipient })) !== null,
+        30_000,
+        'transfer recorded',
+      );
+      await stack.orm.em.fork().nativeUpdate(UserEntity, { id: user.userId }, { status: 'suspended' });
+      await stack.startWorker();
+      workerStopped = false;
+      const answer = await pending;
+      expect([answer.status, answer.body.detail]).toEqual([422, expect.stringContaining('no longer active')]);
+      const recorded = await stack.orm.em.fork().findOneOrFail(TransferEntity, { toAddress: recipient });
+      expect([recorded.status, recorded.userOperation, recorded.txHash]).toEqual(['failed', null, null]);
+      expect(
+        await stack.orm.em.fork().count(GasSponsorshipEntity, { sponsorshipId: `transfer:${recorded.transferId}` }),
+      ).toBe(0);
+      expect(await stack.chains[0]!.provider.getBalance(recipient)).toBe(0n);
+    } finally {
+      await stack.orm.em.fork().nativeUpdate(UserEntity, { id: user.userId }, { status: 'active' });
+      if (workerStopped) await stack.startWorker();
+    }
   });
 
   // ETHEREUM's sends are local activities (version 5: the next worker runs the send again after the workflow task's
