@@ -138,6 +138,12 @@ export class GasSponsor {
       const priced = pricing && fresh.length === items.length ? await pricing : await this.priced(fresh);
       for (const [id, data] of await this.signWithinBudget(userId, priced, validUntil, rebuilt, options.notActive))
         known.set(id, data);
+    } else if (options.notActive) {
+      // Each sponsored before (a retry of a transfer signed by no earlier attempt): the fence all the same, or a user
+      // suspended since would get the old sponsorship and their operation signed.
+      await this.deps.orm.em.fork().transactional(async (tx) => {
+        if ((await USER_STATUS_LOCK.row(tx, [userId]))?.status !== 'active') throw options.notActive!();
+      });
     }
     return items.map((item) => known.get(item.sponsorshipId)!);
   }

@@ -237,7 +237,8 @@ export class PinService {
    * Idempotency-Key may present it again. Answers the fingerprint this call recorded (undefined for such a retry).
    */
   private async spend(userId: string, jti: string, idempotencyKey: string | null): Promise<string | undefined> {
-    const jtiHash = this.encryption.fingerprint(jti, 'pin-jti');
+    // Per user: an approval captured and presented under another account records nothing its owner's use meets.
+    const jtiHash = this.encryption.fingerprint(`${userId}\u0000${jti}`, 'pin-jti');
     const em = this.orm.em.fork();
     const retry = (row: { user_id: string; idempotency_key: string | null } | undefined) =>
       row !== undefined && row.user_id === userId && idempotencyKey !== null && row.idempotency_key === idempotencyKey;
@@ -258,9 +259,13 @@ export class PinService {
     );
   }
 
-  /** An approval recorded by `spend` whose PIN approved nothing (wrong, locked, not set) is not used: it may come again. */
+  /**
+   * An approval recorded by `spend` whose PIN approved nothing (wrong, locked, not set) is not used: it may come again.
+   * Best effort: left recorded (a database error), it is refused as used until stale, and the app encrypts the PIN
+   * again; the answer stays the PIN's.
+   */
   private async unspend(jtiHash: string): Promise<void> {
-    await UNSPEND_PIN_APPROVAL.rows(this.orm.em.fork(), [jtiHash]);
+    await UNSPEND_PIN_APPROVAL.rows(this.orm.em.fork(), [jtiHash]).catch(() => undefined);
   }
 
   async isSet(userId: string): Promise<boolean> {
@@ -321,7 +326,9 @@ export class PinService {
       const updated = await tx.nativeUpdate(
         UserPinEntity,
         { userId },
-        { pinHash, failedAttempts: 0, locks: 0, lockedUntil: null },
+        // A reset (an identity check) ends the lockout; a change keeps the count of wrong PINs: the current PIN that
+        // approved it ended that count already, unless it was a retried approval (see verify), which must not.
+        type === 'pin.reset' ? { pinHash, failedAttempts: 0, locks: 0, lockedUntil: null } : { pinHash },
       );
       if (!updated) {
         if (type === 'pin.changed') throw problems.conflict('pin-not-set', 'Set a PIN first');
@@ -347,7 +354,10 @@ export class PinService {
     const payload = await this.openPayload(jwe, field);
     const jti = this.approvalOf(payload, field, approval.request);
     const spent = await this.spend(userId, jti, approval.idempotencyKey);
-    const outcome = await this.check(userId, payload.pin).catch(async (error: unknown) => {
+    // The approval's request retried with its Idempotency-Key (it was recorded before, so its PIN was right then) is
+    // compared without undoing a count of wrong PINs: replayed while fresh, a captured right approval would otherwise
+    // reset the lockout between guesses.
+    const outcome = await this.check(userId, payload.pin, spent !== undefined).catch(async (error: unknown) => {
       if (spent) await this.unspend(spent);
       throw error;
     });
@@ -373,7 +383,7 @@ export class PinService {
    * started before the check when this check may lock (so a crash after the commit loses no mail), and after the commit
    * when a parallel check made this one the locking one.
    */
-  private async check(userId: string, pin: string): Promise<PinCheck> {
+  private async check(userId: string, pin: string, reset = true): Promise<PinCheck> {
     const { maxAttempts, maxLocks } = this.policy;
     const seen = await USER_PIN.entity(this.orm.em.fork(), UserPinEntity, [userId]);
     // A right PIN on a row with nothing to reset (no wrong attempt counted, no lock) changes nothing: it is answered
@@ -389,14 +399,21 @@ export class PinService {
       !(seen.lockedUntil && seen.lockedUntil.getTime() > clock.now()) &&
       (seen.lockedUntil ? 0 : seen.failedAttempts) + 1 >= maxAttempts;
     const notice = { userId, eventType: 'pin.locked' as const, resourceId: userId };
-    if (mayLock) return (await this.notices.around(notice, (eventId) => this.compare(userId, pin, eventId))).outcome;
+    if (mayLock)
+      return (await this.notices.around(notice, (eventId) => this.compare(userId, pin, eventId, reset))).outcome;
     const eventId = `evt_${randomUUID()}`;
-    const { outcome, lockedNow } = await this.compare(userId, pin, eventId);
+    const { outcome, lockedNow } = await this.compare(userId, pin, eventId, reset);
     if (lockedNow) await this.notices.afterCommit(notice, eventId);
     return outcome;
   }
 
-  private compare(userId: string, pin: string, eventId: string): Promise<{ outcome: PinCheck; lockedNow: boolean }> {
+  /** `reset`: a right PIN ends the count of wrong ones and of locks (not for a retried approval: see verify). */
+  private compare(
+    userId: string,
+    pin: string,
+    eventId: string,
+    reset: boolean,
+  ): Promise<{ outcome: PinCheck; lockedNow: boolean }> {
     const { maxAttempts, maxLocks, lockSeconds } = this.policy;
     return this.orm.em.fork().transactional(async (tx) => {
       const row = await tx.findOne(UserPinEntity, { userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
@@ -408,8 +425,7 @@ export class PinService {
       const { matches, upgrade } = await pinMatches(pin, row.pinHash, this.encryption);
       if (matches) {
         Object.assign(row, {
-          failedAttempts: 0,
-          locks: 0,
+          ...(reset ? { failedAttempts: 0, locks: 0 } : {}),
           ...(upgrade ? { pinHash: hashPin(pin, this.encryption) } : {}),
         });
         return { outcome: 'ok', lockedNow: false };

@@ -16,7 +16,7 @@ import { backupReplaceRequest, encryptPin, pinChangeBody, pinChangePin, pinSetRe
 import { proveIdentityCheck, startIdentityCheck, verifiedIdentityCheck } from '../helpers/identity-checks';
 import { verifyOnNewDevice } from '../helpers/sign-in';
 import { inbox, verifyEmail } from '../helpers/mail';
-import { EventEntity, PinApprovalEntity, UserPinEntity } from '../../db/entities';
+import { EventEntity, IdempotencyRecordEntity, PinApprovalEntity, UserPinEntity } from '../../db/entities';
 import { housekeepingWorkflow } from '../../workflows/housekeeping';
 import { setClockOffset } from '../../platform/clock';
 import { DataEncryption } from '../../platform/data-encryption';
@@ -352,6 +352,37 @@ describe.each(testDatabases())('transaction PIN on $name', (database) => {
     const replayed = await changeTo(used, randomUUID());
     expect([replayed.status, replayed.body.type]).toEqual([409, '/problems/pin-already-used']);
     expect((await stack.orm.em.fork().findOneOrFail(UserPinEntity, { userId: user.userId })).failedAttempts).toBe(2);
+  });
+
+  it('a captured approval replayed with its request and Idempotency-Key (its record released) undoes no count of wrong PINs', async () => {
+    const user = await registerUser(stack);
+    const samePin = await encryptPin(stack, TEST_PIN);
+    const approval = await pinChangePin(stack, TEST_PIN, samePin);
+    const changeWith = (current: string, key: string) =>
+      callApi(stack, '/api/v1/pin', user, { method: 'PUT', json: { current_pin: current, new_pin: samePin }, key });
+    const key = randomUUID();
+    expect((await changeWith(approval, key)).status).toBe(200);
+    // As a request that failed after its PIN was checked leaves it (409, 429, 5xx, a thrown problem): no record to
+    // replay, so the same request with the same key runs again.
+    await stack.orm.em.fork().nativeDelete(IdempotencyRecordEntity, { scope: `user:${user.userId}` });
+    for (const guess of ['900001', '900002']) {
+      const wrong = await changeWith(await pinChangePin(stack, guess, samePin), randomUUID());
+      expect(wrong.body.type).toBe('/problems/wrong-pin');
+    }
+    expect((await changeWith(approval, key)).status).toBe(200);
+    // Before, the replay's right PIN (and the change it approved) ended the count: guesses between two replays were
+    // never locked out.
+    expect((await stack.orm.em.fork().findOneOrFail(UserPinEntity, { userId: user.userId })).failedAttempts).toBe(2);
+  });
+
+  it('an approval captured and presented under another account (whose PIN is the same) does not use it up for its owner', async () => {
+    const [owner, other] = [await registerUser(stack), await registerUser(stack)];
+    const newPin = await encryptPin(stack, '731946');
+    const approval = await pinChangePin(stack, TEST_PIN, newPin);
+    const changeAs = (user: RegisteredUser) =>
+      callApi(stack, '/api/v1/pin', user, { method: 'PUT', json: { current_pin: approval, new_pin: newPin } });
+    expect((await changeAs(other)).status).toBe(200);
+    expect((await changeAs(owner)).status).toBe(200);
   });
 
   it("keeps a used PIN approval while its JWE could be fresh; the worker's housekeeping deletes it once past", async () => {
