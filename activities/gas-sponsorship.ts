@@ -66,6 +66,10 @@ const USER_STATUS_LOCK = new HotStatement<{ status: string }>(
   'select status from users where id = ? for update',
   'select status from users where id = ?',
 );
+/** Locks the user's row (as USER_LOCK does) and throws `notActive()` unless the user is active. */
+const lockActiveUser = async (tx: EntityManager, userId: string, notActive: () => Error): Promise<void> => {
+  if ((await USER_STATUS_LOCK.row(tx, [userId]))?.status !== 'active') throw notActive();
+};
 /** A sponsorship reserved at its most (inside the budget's transaction). */
 const RESERVE = new HotStatement(
   'gas-sponsorship-reserve',
@@ -141,9 +145,7 @@ export class GasSponsor {
     } else if (options.notActive) {
       // Each sponsored before (a retry of a transfer signed by no earlier attempt): the fence all the same, or a user
       // suspended since would get the old sponsorship and their operation signed.
-      await this.deps.orm.em.fork().transactional(async (tx) => {
-        if ((await USER_STATUS_LOCK.row(tx, [userId]))?.status !== 'active') throw options.notActive!();
-      });
+      await this.deps.orm.em.fork().transactional((tx) => lockActiveUser(tx, userId, options.notActive!));
     }
     return items.map((item) => known.get(item.sponsorshipId)!);
   }
@@ -182,9 +184,8 @@ export class GasSponsor {
     const budget = BigInt(this.deps.gasBudgetDailyKrw);
     return orm.em.fork().transactional(async (tx) => {
       // One budget check at a time per user, so two operations at once cannot both fit what is left.
-      if (notActive) {
-        if ((await USER_STATUS_LOCK.row(tx, [userId]))?.status !== 'active') throw notActive();
-      } else await USER_LOCK.lock(tx, userId);
+      if (notActive) await lockActiveUser(tx, userId, notActive);
+      else await USER_LOCK.lock(tx, userId);
       // Reservations of operations since rebuilt were never used (see sponsor): they give way to the new ones.
       if (rebuilt.length)
         await tx.nativeDelete(GasSponsorshipEntity, { sponsorshipId: { $in: rebuilt }, status: 'reserved' });

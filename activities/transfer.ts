@@ -61,8 +61,10 @@ const REORG_LOOKBACK_BLOCKS = 128;
 
 /** How long the paymaster honours a transfer's sponsorship: long enough for patient resubmission, not forever. */
 const TRANSFER_SPONSORSHIP_SECONDS = 24 * 3600;
-/** An EVM transfer's signed operation recorded, once (a retry that finds one signed records nothing). */
-/** The signed operation stored; a row answered when this update is the one that stored it. */
+/**
+ * An EVM transfer's signed operation recorded, once (a retry that finds one signed records nothing): a row answered
+ * when this update is the one that stored it.
+ */
 const SIGNED = new HotStatement<{ transfer_id: string }>(
   'transfer-signed-returning',
   'update transfers set user_operation = ?, user_op_hash = ? where transfer_id = ? and user_operation is null and tx_hash is null ' +
